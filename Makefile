@@ -1,0 +1,31 @@
+# Two commands do everything: `make demo` and `make test`. Both create .venv when missing.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.gis_sw-installed
+
+.PHONY: demo test lint bench clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/gis-sw check data/sample/proposals.gpkg --layers data/sample/town.gpkg --out out/demo --overwrite --fail-on never
+
+lint: $(STAMP)
+	$(BIN)/ruff check gis_sw tests benchmarks
+	$(BIN)/ruff format --check gis_sw tests benchmarks
+	$(BIN)/mypy
+
+test: $(STAMP) lint
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	$(BIN)/python benchmarks/bench_batch.py
+
+clean:
+	rm -rf out .pytest_cache .mypy_cache .ruff_cache

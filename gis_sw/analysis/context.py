@@ -1,0 +1,68 @@
+"""CheckContext: what every check receives, with shared derived data computed once.
+
+Checks are pure functions of (layers, proposals, ruleset).  Several need the same derived
+geometry (the union of each proposal's disturbance, the parcels it touches); those live here
+as cached properties, or in :meth:`CheckContext.memo` for module-specific results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, TypeVar
+
+import geopandas as gpd
+import numpy as np
+import shapely
+
+from gis_sw.layers.layerset import LayerSet
+from gis_sw.layers.proposals import Proposals
+from gis_sw.ruleset import Ruleset
+
+T = TypeVar("T")
+
+
+@dataclass(eq=False)
+class CheckContext:
+    """Inputs of a check run plus a cache of derived data."""
+
+    layers: LayerSet
+    proposals: Proposals
+    ruleset: Ruleset
+    _memo: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def crs(self) -> Any:
+        return self.ruleset.working_crs
+
+    def memo(self, key: str, compute: Callable[[], T]) -> T:
+        """Compute once per context and reuse (``key`` should name the module)."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]  # type: ignore[no-any-return,unused-ignore]
+
+    def citation(self, rule_id: str) -> str:
+        return self.ruleset.citation(rule_id)
+
+    @cached_property
+    def disturbance_union(self) -> gpd.GeoSeries:
+        """Union of each proposal's disturbance polygons (overlaps counted once).
+
+        Index: every proposal id (an empty polygon where a proposal has no disturbance).
+        """
+        dist = self.proposals.disturbance
+        ids = self.proposals.ids
+        if len(dist) == 0:
+            empty = [shapely.Polygon()] * len(ids)
+            return gpd.GeoSeries(empty, index=ids, crs=self.crs)
+        groups = dist.groupby("proposal_id", sort=True).geometry
+        unions = groups.apply(lambda g: shapely.union_all(g.to_numpy()))
+        out = gpd.GeoSeries(unions, crs=self.crs).reindex(ids)
+        out = out.where(out.notna(), shapely.Polygon())
+        return gpd.GeoSeries(np.asarray(out.to_numpy(), dtype=object), index=ids, crs=self.crs)
+
+    @cached_property
+    def disturbed_area_sqft(self) -> Any:
+        """Area of each proposal's disturbance union, sq ft (pandas Series by proposal id)."""
+        return self.disturbance_union.area

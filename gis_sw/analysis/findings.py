@@ -1,0 +1,153 @@
+"""Findings: what a rule says about one subject, as rows of a GeoDataFrame.
+
+A check returns rows with the columns of :data:`CHECK_COLUMNS`; the engine
+(:func:`gis_sw.analysis.engine.run_rules`) adds the citation, severity, ruleset, stable
+``finding_id`` and waiver columns, giving :data:`FINDING_COLUMNS`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from enum import StrEnum
+from typing import Any
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import shapely
+from pyproj import CRS
+
+
+class Outcome(StrEnum):
+    """Outcome of a finding, as RULES.md defines them."""
+
+    PASS = "pass"  # noqa: S105  # the rule is met
+    FAIL = "fail"  # the rule is broken
+    REQUIRED = "required"  # the law attaches an obligation (permit, SWPPP, fee, inspection)
+    REVIEW = "review"  # data missing, or judgement needed: never a silent pass
+    INFO = "info"  # a measured figure the law asks to see
+
+
+class Severity(StrEnum):
+    """How much a finding matters when it is not a pass."""
+
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+    ADVISORY = "advisory"
+    INFO = "info"
+
+
+FAIL_ON_ORDER: tuple[Outcome, ...] = (Outcome.FAIL, Outcome.REVIEW, Outcome.REQUIRED)
+"""``--fail-on X`` trips on X and every outcome before it in this order."""
+
+CHECK_COLUMNS: tuple[str, ...] = (
+    "rule_id",
+    "proposal_id",
+    "subject_id",
+    "outcome",
+    "message",
+    "measured",
+    "threshold",
+    "unit",
+    "geometry",
+)
+
+FINDING_COLUMNS: tuple[str, ...] = (
+    "finding_id",
+    "rule_id",
+    "citation",
+    "title",
+    "outcome",
+    "severity",
+    "message",
+    "subject_id",
+    "proposal_id",
+    "measured",
+    "threshold",
+    "unit",
+    "ruleset",
+    "ruleset_version",
+    "waived",
+    "waiver_reason",
+    "geometry",
+)
+
+
+def make_findings(
+    rule_id: str,
+    crs: CRS,
+    *,
+    proposal_id: Sequence[Any] | Any,
+    subject_id: Sequence[Any] | Any,
+    outcome: Sequence[Any] | Any,
+    message: Sequence[Any] | Any,
+    measured: Sequence[Any] | Any = np.nan,
+    threshold: Sequence[Any] | Any = np.nan,
+    unit: Sequence[Any] | Any = "",
+    geometry: Sequence[Any] | Any = None,
+) -> gpd.GeoDataFrame:
+    """Build check rows; scalars are broadcast to the length of the longest sequence.
+
+    Returns
+    -------
+    GeoDataFrame
+        Columns :data:`CHECK_COLUMNS`, in ``crs``.
+    """
+    columns: dict[str, Any] = {
+        "proposal_id": proposal_id,
+        "subject_id": subject_id,
+        "outcome": outcome,
+        "message": message,
+        "measured": measured,
+        "threshold": threshold,
+        "unit": unit,
+    }
+    lengths = [
+        len(v)
+        for v in [*columns.values(), geometry]
+        if isinstance(v, Sequence | np.ndarray | pd.Series | gpd.GeoSeries)
+        and not isinstance(v, str)
+    ]
+    n = max(lengths, default=1)
+    if any(length not in (n,) for length in lengths):
+        raise ValueError(f"{rule_id}: finding columns have different lengths {lengths}")
+
+    def col(value: Any) -> Any:
+        if isinstance(value, Sequence | np.ndarray | pd.Series) and not isinstance(value, str):
+            return list(value)
+        return [value] * n
+
+    data = {"rule_id": [rule_id] * n, **{k: col(v) for k, v in columns.items()}}
+    frame = pd.DataFrame(data)
+    frame["outcome"] = [str(Outcome(o)) for o in frame["outcome"]]
+    frame["proposal_id"] = frame["proposal_id"].astype(str)
+    frame["subject_id"] = frame["subject_id"].astype(str)
+    frame["measured"] = pd.to_numeric(frame["measured"], errors="coerce").astype("float64")
+    frame["threshold"] = pd.to_numeric(frame["threshold"], errors="coerce").astype("float64")
+    if isinstance(geometry, gpd.GeoSeries):
+        geoms = geometry.to_numpy()
+    elif isinstance(geometry, Sequence | np.ndarray) and not isinstance(geometry, str):
+        geoms = np.asarray(list(geometry), dtype=object)
+    else:
+        geoms = np.asarray([geometry] * n, dtype=object)
+    return gpd.GeoDataFrame(frame, geometry=gpd.GeoSeries(geoms, crs=crs), crs=crs)
+
+
+def empty_findings(crs: CRS, *, full: bool = False) -> gpd.GeoDataFrame:
+    """A findings frame with no rows and the right columns."""
+    names = FINDING_COLUMNS if full else CHECK_COLUMNS
+    data = {c: pd.Series(dtype="object") for c in names if c != "geometry"}
+    return gpd.GeoDataFrame(data, geometry=gpd.GeoSeries([], crs=crs), crs=crs)
+
+
+def finding_id(ruleset: str, version: str, rule_id: str, proposal_id: str, subject_id: str) -> str:
+    """Stable id of a finding: a re-run gives the same id, so waivers keep matching."""
+    key = "\x1f".join((ruleset, version, rule_id, proposal_id, subject_id))
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+def is_empty_geometry(geometry: Any) -> bool:
+    """True for None or an empty geometry."""
+    return geometry is None or bool(shapely.is_empty(geometry))

@@ -1,0 +1,28 @@
+"""hydrology: PLACEHOLDER, being written (see the issue). Each check returns no rows yet."""
+
+from __future__ import annotations
+
+import geopandas as gpd
+
+from gis_sw.analysis.context import CheckContext
+from gis_sw.analysis.findings import empty_findings
+
+
+def check_design_calculations(ctx: CheckContext) -> gpd.GeoDataFrame:
+    """Not written yet."""
+    return empty_findings(ctx.crs)
+
+
+def check_runoff_volume(ctx: CheckContext) -> gpd.GeoDataFrame:
+    """Not written yet."""
+    return empty_findings(ctx.crs)
+
+
+def check_peak_discharge(ctx: CheckContext) -> gpd.GeoDataFrame:
+    """Not written yet."""
+    return empty_findings(ctx.crs)
+
+
+def check_water_quality_volume(ctx: CheckContext) -> gpd.GeoDataFrame:
+    """Not written yet."""
+    return empty_findings(ctx.crs)

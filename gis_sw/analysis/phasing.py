@@ -1,0 +1,13 @@
+"""phasing: PLACEHOLDER, being written (see the issue). Each check returns no rows yet."""
+
+from __future__ import annotations
+
+import geopandas as gpd
+
+from gis_sw.analysis.context import CheckContext
+from gis_sw.analysis.findings import empty_findings
+
+
+def check_five_acre_limit(ctx: CheckContext) -> gpd.GeoDataFrame:
+    """Not written yet."""
+    return empty_findings(ctx.crs)

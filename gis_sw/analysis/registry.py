@@ -1,0 +1,106 @@
+"""The table of every rule: stable public ids, titles, severities and their checks.
+
+Rule ids never change meaning: users write them in waivers and reports, like a linter's
+codes.  Citations are not here: they come from the ruleset (``[citations]``), so a wrong
+section number is corrected in one TOML file.  ``gis-sw rules`` prints this table.
+
+SW1xx permits and plans, SW2xx infiltration devices, SW3xx phasing, SW4xx construction-time
+duties, SW5xx design calculations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import geopandas as gpd
+
+from gis_sw.analysis import construction, hydrology, infiltration, permits, phasing
+from gis_sw.analysis.context import CheckContext
+from gis_sw.analysis.findings import Severity
+
+Check = Callable[[CheckContext], gpd.GeoDataFrame]
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One rule of the law as the pipeline checks it.
+
+    Attributes
+    ----------
+    rule_id
+        Stable public id (``SW205``).
+    title
+        Short title a planner reads.
+    severity
+        Severity of its fail, review and required findings.
+    check
+        Pure, vectorised function of a :class:`CheckContext` returning check rows.
+    town_law
+        False for advisory rules from other law shown beside the town's (SW210).
+    """
+
+    rule_id: str
+    title: str
+    severity: Severity
+    check: Check
+    town_law: bool = True
+
+
+HI, MED, LOW, ADV, INF = (
+    Severity.HIGH,
+    Severity.MEDIUM,
+    Severity.LOW,
+    Severity.ADVISORY,
+    Severity.INFO,
+)
+
+# fmt: off
+RULES: tuple[Rule, ...] = (
+    # -- Permits and plans ------------------------------------------------------------------
+    Rule("SW101", "Town stormwater management control permit threshold", HI, permits.check_permit_threshold),
+    Rule("SW102", "Land development activity: SWPPP and SPDES construction permit", HI, permits.check_land_development),
+    Rule("SW103", "Post-construction controls (Conditions A, B, C)", HI, permits.check_post_construction),
+    Rule("SW104", "Exemption claimed under § 183-5", MED, permits.check_exemption),
+    Rule("SW105", "Application contents and fees", MED, permits.check_application),
+    Rule("SW106", "Mapped wetlands, wetland adjacent area, water bodies, 100-year floodplain", MED, permits.check_mapped_resources),
+    Rule("SW107", "Not less restrictive than NYSDEC requirements", INF, permits.check_state_floor),
+    # -- Infiltration devices, § 183-12C(2)(c) ----------------------------------------------
+    Rule("SW201", "Device up-gradient within 20 ft of a septic field", HI, infiltration.check_septic_upgradient),
+    Rule("SW202", "Vehicle-traffic device within 50 ft of a well, wetland or water body", HI, infiltration.check_vehicle_traffic),
+    Rule("SW203", "Device bottom 2 ft above seasonal high groundwater", HI, infiltration.check_groundwater_separation),
+    Rule("SW204", "Device bottom 2 ft above bedrock", HI, infiltration.check_bedrock_separation),
+    Rule("SW205", "Device 10 ft from every property line", HI, infiltration.check_property_line),
+    Rule("SW206", "Device 20 ft from a building with a habitable basement", HI, infiltration.check_habitable_basement),
+    Rule("SW207", "Sedimentation device included", MED, infiltration.check_sedimentation_device),
+    Rule("SW208", "Separation from wells, water bodies and wetlands (report)", INF, infiltration.check_separation_report),
+    Rule("SW209", "Deep test holes and percolation tests logged", MED, infiltration.check_test_holes),
+    Rule("SW210", "NYS DOH: surface recharge 100 ft from a water well (advisory, not Chapter 183)", ADV, infiltration.check_state_well_advisory, town_law=False),
+    # -- Phasing ----------------------------------------------------------------------------
+    Rule("SW301", "Not more than five acres disturbed at any one time", HI, phasing.check_five_acre_limit),
+    # -- Construction-time duties -----------------------------------------------------------
+    Rule("SW401", "Inspection reports every 7 days and after 0.5 in storms", MED, construction.check_inspections),
+    Rule("SW402", "48 hours' notice before inspection milestones", LOW, construction.check_notices),
+    Rule("SW403", "Sediment removed at 50% of trap or pond capacity", LOW, construction.check_sediment_cleanout),
+    # -- Design calculations ----------------------------------------------------------------
+    Rule("SW501", "Design-storm runoff by TR-55 / Rational Method", MED, hydrology.check_design_calculations),
+    Rule("SW502", "Post- against pre-development runoff volume", MED, hydrology.check_runoff_volume),
+    Rule("SW503", "Post- against pre-development peak discharge", MED, hydrology.check_peak_discharge),
+    Rule("SW504", "Water quality volume (NYSDEC WQv)", INF, hydrology.check_water_quality_volume),
+)
+# fmt: on
+
+RULES_BY_ID: dict[str, Rule] = {rule.rule_id: rule for rule in RULES}
+
+
+def select_rules(
+    select: list[str] | None = None, ignore: list[str] | None = None
+) -> tuple[Rule, ...]:
+    """Rules whose id starts with any ``select`` prefix and with no ``ignore`` prefix."""
+    chosen = [
+        r
+        for r in RULES
+        if (not select or any(r.rule_id.startswith(p) for p in select))
+        and not (ignore and any(r.rule_id.startswith(p) for p in ignore))
+    ]
+    return tuple(chosen)

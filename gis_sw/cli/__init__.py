@@ -1,0 +1,89 @@
+"""The ``gis-sw`` command line: a thin layer over the library, one module per command.
+
+Commands are imported only when used, so ``gis-sw --help`` stays fast.  Any
+:class:`~gis_sw.errors.GisSwError` becomes exit code 2 and one readable line on stderr
+(the traceback only with ``-v``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+from typing import Any
+
+import click
+
+from gis_sw import __version__
+from gis_sw.errors import GisSwError
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "validate": ("gis_sw.cli.validate", "Read and validate town layers; print a report per layer."),
+    "check": ("gis_sw.cli.check", "Screen proposals against the law; write findings and maps."),
+    "rules": ("gis_sw.cli.rules", "List every rule: id, citation, title."),
+    "siting": ("gis_sw.cli.siting", "Where on a parcel an infiltration device may legally go."),
+    "calendar": (
+        "gis_sw.cli.calendar",
+        "Inspection and notice calendar of a proposal (CSV, .ics).",
+    ),
+    "map": ("gis_sw.cli.map", "Engineering-scale map sheets and an offline web map."),
+    "batch": ("gis_sw.cli.batch", "Screen every parcel (and proposal) of a town in one run."),
+    "sample": ("gis_sw.cli.sample", "Generate a synthetic sample town of any size."),
+}
+
+EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class LazyGroup(click.Group):
+    """A click group that imports a command's module only when it runs."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        module = importlib.import_module(COMMANDS[cmd_name][0])
+        command: click.Command = module.command
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, help_text) for name, (_, help_text) in COMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except GisSwError as exc:
+            if ctx.find_root().params.get("verbose", 0):
+                raise
+            click.echo(f"gis-sw: error: {exc}", err=True)
+            ctx.exit(EXIT_BAD_INPUT)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="gis-sw")
+@click.option("-v", "--verbose", count=True, help="More log output; -v also shows tracebacks.")
+@click.option("-q", "--quiet", is_flag=True, help="Only errors on stderr.")
+@click.pass_context
+def cli(ctx: click.Context, verbose: int, quiet: bool) -> None:
+    """Screen land development against a town's stormwater law.
+
+    gis-sw screens; it does not decide. The Town Engineer decides. Default law: Town of
+    Mount Pleasant (Westchester County, NY) Code Chapter 183.
+    """
+    level = (
+        logging.ERROR
+        if quiet
+        else logging.DEBUG
+        if verbose > 1
+        else (logging.INFO if verbose else logging.WARNING)
+    )
+    logging.basicConfig(level=level, format="gis-sw: %(levelname)s: %(message)s", stream=sys.stderr)
+    ctx.ensure_object(dict)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli(prog_name="gis-sw")

@@ -1,0 +1,1 @@
+"""Town layers and proposals: specs, reading (any format, PostGIS), validation, rasters."""

@@ -1,0 +1,151 @@
+"""Build a LayerSet or Proposals from in-memory frames, normalising columns.
+
+Readers (:mod:`gis_sw.layers.read`) end here, and so do tests and notebooks that build
+geometries in code: one place decides what an absent optional column looks like.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+from pyproj import CRS
+
+from gis_sw.errors import CRSError
+from gis_sw.layers.layerset import LayerReport, LayerSet
+from gis_sw.layers.proposals import ATTRIBUTE_COLUMNS, Proposals
+from gis_sw.layers.raster import RasterLayer
+from gis_sw.layers.specs import PROPOSAL_LAYERS, TOWN_LAYERS, LayerSpec
+
+_NA_DTYPES = {"str": "object", "bool": "boolean", "float": "float64", "int": "Int64"}
+
+
+def _empty_column(kind: str, index: pd.Index) -> pd.Series:
+    if kind == "date":
+        return pd.Series(pd.NaT, index=index, dtype="datetime64[ns]")
+    if kind == "str":
+        return pd.Series([None] * len(index), index=index, dtype="object")
+    if kind == "float":
+        return pd.Series(np.nan, index=index, dtype="float64")
+    return pd.Series([pd.NA] * len(index), index=index, dtype=_NA_DTYPES[kind])
+
+
+def coerce_column(series: pd.Series, kind: str) -> pd.Series:
+    """Convert a column to its logical type; values that do not convert become NA.
+
+    Use :func:`gis_sw.layers.validate` first when bad values must be reported.
+    """
+    if kind == "str":
+        return series.map(lambda v: None if pd.isna(v) else str(v)).astype("object")
+    if kind == "float":
+        return pd.to_numeric(series, errors="coerce").astype("float64")
+    if kind == "int":
+        return pd.to_numeric(series, errors="coerce").astype("Int64")
+    if kind == "bool":
+        from gis_sw.layers.values import parse_bool
+
+        return pd.Series(
+            pd.array([parse_bool(v) for v in series], dtype="boolean"), index=series.index
+        )
+    if kind == "date":
+        return pd.to_datetime(series, errors="coerce", format="mixed").astype("datetime64[ns]")
+    raise ValueError(f"unknown column type {kind}")
+
+
+def normalise(frame: gpd.GeoDataFrame, spec: LayerSpec, crs: CRS) -> gpd.GeoDataFrame:
+    """Add absent optional columns as NA, coerce known columns, set the CRS, reset index."""
+    out = frame.reset_index(drop=True).copy()
+    for name, kind in {**spec.required, **spec.optional}.items():
+        if name in out.columns:
+            out[name] = coerce_column(out[name], kind)
+        else:
+            out[name] = _empty_column(kind, out.index)
+    if out.crs is None:
+        out = out.set_crs(crs)
+    elif not CRS(out.crs).equals(crs):
+        raise CRSError(
+            f"layer {spec.kind} is in {out.crs.to_string()}, not the working CRS "
+            f"{crs.to_string()}. Fix: reproject it (the readers do this for you)."
+        )
+    return gpd.GeoDataFrame(out, geometry=out.geometry.name, crs=crs)
+
+
+def make_layerset(
+    crs: CRS | str,
+    vectors: Mapping[str, gpd.GeoDataFrame],
+    rasters: Mapping[str, RasterLayer] | None = None,
+    *,
+    reports: Mapping[str, LayerReport] | None = None,
+    source: str = "<memory>",
+) -> LayerSet:
+    """A LayerSet from frames already in the working CRS (tests, notebooks, readers)."""
+    crs = CRS.from_user_input(crs)
+    out = {}
+    for kind, frame in vectors.items():
+        spec = TOWN_LAYERS.get(kind)
+        out[kind] = normalise(frame, spec, crs) if spec else frame
+    return LayerSet(
+        crs=crs,
+        vectors=out,
+        rasters=dict(rasters or {}),
+        reports=dict(reports or {}),
+        source=source,
+    )
+
+
+def make_proposals(
+    crs: CRS | str,
+    disturbance: gpd.GeoDataFrame,
+    devices: gpd.GeoDataFrame | None = None,
+    attributes: pd.DataFrame | None = None,
+    impervious: gpd.GeoDataFrame | None = None,
+    *,
+    source: str = "<memory>",
+) -> Proposals:
+    """Proposals from frames in the working CRS, with every optional column present."""
+    crs = CRS.from_user_input(crs)
+    dist = normalise(disturbance, PROPOSAL_LAYERS["disturbance"], crs)
+    if dist["disturbance_id"].isna().any():
+        counter = dist.groupby("proposal_id").cumcount() + 1
+        fill = dist["proposal_id"].astype(str) + "-d" + counter.astype(str)
+        dist["disturbance_id"] = dist["disturbance_id"].where(dist["disturbance_id"].notna(), fill)
+    if devices is None:
+        devices = gpd.GeoDataFrame(
+            {"device_id": pd.Series(dtype="object"), "proposal_id": pd.Series(dtype="object")},
+            geometry=gpd.GeoSeries([], crs=crs),
+            crs=crs,
+        )
+    devs = normalise(devices, PROPOSAL_LAYERS["devices"], crs)
+    if impervious is not None:
+        impervious = normalise(impervious, PROPOSAL_LAYERS["impervious"], crs)
+    if attributes is None:
+        attributes = pd.DataFrame({"proposal_id": pd.Series(dtype="object")})
+    attrs = pd.DataFrame(attributes).copy()
+    if "geometry" in attrs.columns:
+        attrs = attrs.drop(columns="geometry")
+    if "proposal_id" in attrs.columns:
+        attrs["proposal_id"] = attrs["proposal_id"].astype(str)
+        attrs = attrs.set_index("proposal_id")
+    attrs.index = attrs.index.astype(str)
+    attrs.index.name = "proposal_id"
+    ids = sorted(
+        set(attrs.index)
+        | set(dist["proposal_id"].astype(str))
+        | set(devs["proposal_id"].astype(str))
+    )
+    attrs = attrs.reindex(ids)
+    for name, kind in ATTRIBUTE_COLUMNS.items():
+        if name in attrs.columns:
+            attrs[name] = coerce_column(attrs[name], kind)
+        else:
+            attrs[name] = _empty_column(kind, attrs.index)
+    return Proposals(
+        crs=crs,
+        disturbance=dist,
+        devices=devs,
+        attributes=attrs,
+        impervious=impervious,
+        source=source,
+    )

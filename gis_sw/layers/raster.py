@@ -1,0 +1,115 @@
+"""Rasters of the town: DEM, seasonal high groundwater, bedrock.
+
+A :class:`RasterLayer` is held in memory in the working CRS (rasters of a town are small;
+a county DEM should be clipped by the caller).  Values are float64 feet with ``nan`` for
+nodata.  Groundwater and bedrock come either as depth below ground (``mode="depth"``) or as
+elevation (``mode="elevation"``); the manifest says which.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+import shapely
+from affine import Affine
+from pyproj import CRS
+from rasterio import features
+
+
+class RasterMode(StrEnum):
+    ELEVATION = "elevation"
+    DEPTH = "depth"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class RasterLayer:
+    """A single-band raster in the working CRS.
+
+    Attributes
+    ----------
+    kind
+        ``dem``, ``seasonal_high_groundwater`` or ``bedrock``.
+    values
+        2-D float64 array, ``nan`` where there is no data.
+    transform
+        Affine transform from (col, row) to working-CRS coordinates.
+    crs
+        The working CRS.
+    mode
+        Whether values are elevations or depths below ground (ft).
+    source
+        Where it was read from, for messages.
+    """
+
+    kind: str
+    values: np.ndarray
+    transform: Affine
+    crs: CRS
+    mode: RasterMode = RasterMode.ELEVATION
+    source: str = ""
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (int(self.values.shape[0]), int(self.values.shape[1]))
+
+    @property
+    def bounds(self) -> tuple[float, float, float, float]:
+        """(minx, miny, maxx, maxy) in the working CRS."""
+        rows, cols = self.shape
+        x0, y0 = self.transform * (0, 0)
+        x1, y1 = self.transform * (cols, rows)
+        return (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
+
+    @property
+    def cell_size(self) -> tuple[float, float]:
+        return (abs(self.transform.a), abs(self.transform.e))
+
+    def sample_xy(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Value of the cell under each (x, y); ``nan`` outside the raster or on nodata."""
+        x = np.asarray(x, dtype="float64")
+        y = np.asarray(y, dtype="float64")
+        inv = ~self.transform
+        cols, rows = inv * (x, y)
+        cols = np.floor(np.asarray(cols)).astype("int64")
+        rows = np.floor(np.asarray(rows)).astype("int64")
+        nrows, ncols = self.shape
+        inside = (rows >= 0) & (rows < nrows) & (cols >= 0) & (cols < ncols)
+        out = np.full(x.shape, np.nan)
+        out[inside] = self.values[rows[inside], cols[inside]]
+        return out
+
+    def cells_under(self, geometry: shapely.Geometry) -> np.ndarray:
+        """Values of every cell a geometry touches (all-touched), nodata dropped.
+
+        A point gives the one cell it falls in.  An empty array means the geometry lies
+        outside the raster or only over nodata.
+        """
+        if geometry is None or shapely.is_empty(geometry):
+            return np.empty(0)
+        if isinstance(geometry, shapely.Point):
+            value = self.sample_xy(np.array([geometry.x]), np.array([geometry.y]))
+            return value[~np.isnan(value)]
+        minx, miny, maxx, maxy = shapely.bounds(geometry).tolist()
+        inv = ~self.transform
+        c0, r0 = inv * (minx, maxy)
+        c1, r1 = inv * (maxx, miny)
+        nrows, ncols = self.shape
+        col_lo = max(int(np.floor(min(c0, c1))) - 1, 0)
+        col_hi = min(int(np.ceil(max(c0, c1))) + 1, ncols)
+        row_lo = max(int(np.floor(min(r0, r1))) - 1, 0)
+        row_hi = min(int(np.ceil(max(r0, r1))) + 1, nrows)
+        if col_lo >= col_hi or row_lo >= row_hi:
+            return np.empty(0)
+        window = self.values[row_lo:row_hi, col_lo:col_hi]
+        win_transform = self.transform * Affine.translation(col_lo, row_lo)
+        mask = features.geometry_mask(
+            [geometry],
+            out_shape=window.shape,
+            transform=win_transform,
+            all_touched=True,
+            invert=True,
+        )
+        vals = window[mask]
+        return vals[~np.isnan(vals)]

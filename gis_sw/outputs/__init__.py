@@ -1,0 +1,1 @@
+"""Outputs: findings as GeoJSON (RFC 7946) and GeoPackage, summaries, maps, web map."""

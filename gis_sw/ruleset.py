@@ -1,0 +1,359 @@
+"""Ruleset: a municipality's numbers, zone names and citations, loaded from TOML.
+
+The default is ``gis_sw/rulesets/mount_pleasant_ny.toml``.  Another town copies that file,
+edits the numbers and citations, and passes ``--ruleset PATH``.  Every value is checked when
+the file is loaded, and all problems are reported at once.
+
+Sections the core does not type (``hydrology`` for example) are kept as read-only mappings;
+the module that uses them parses and validates its own section (see :meth:`Ruleset.section`).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from importlib import resources
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from pyproj import CRS
+from pyproj.exceptions import CRSError as PyprojCRSError
+
+from gis_sw.errors import RulesetError
+
+DEFAULT_RULESET = "mount_pleasant_ny"
+
+
+@dataclass(frozen=True, slots=True)
+class ZoneParams:
+    low_threshold_zones: tuple[str, ...]
+    zone_column: str = "zone"
+
+
+@dataclass(frozen=True, slots=True)
+class PermitParams:
+    threshold_any_zone_sqft: float
+    threshold_low_zone_sqft: float
+    land_development_acres: float
+    condition_b_acres: float
+    condition_c_min_acres: float
+    condition_c_max_acres: float
+    condition_c_excluded_land_uses: tuple[str, ...]
+    application_fee_usd: float
+    inspection_fee_fraction: float
+    application_items: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceParams:
+    wetland_adjacent_area_ft: float
+
+
+@dataclass(frozen=True, slots=True)
+class PhasingParams:
+    max_disturbed_acres: float
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceParams:
+    septic_upgradient_ft: float
+    vehicle_traffic_ft: float
+    groundwater_separation_ft: float
+    bedrock_separation_ft: float
+    property_line_ft: float
+    habitable_basement_ft: float
+    state_well_surface_recharge_ft: float
+    distance_tolerance_ft: float = 0.005
+
+    @property
+    def largest_setback_ft(self) -> float:
+        """The widest horizontal setback: the halo batch chunks need."""
+        return max(
+            self.septic_upgradient_ft,
+            self.vehicle_traffic_ft,
+            self.property_line_ft,
+            self.habitable_basement_ft,
+            self.state_well_surface_recharge_ft,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ConstructionParams:
+    inspection_interval_days: int
+    storm_threshold_in: float
+    storm_report_within_hours: int
+    notice_hours: int
+    sediment_cleanout_fraction: float
+    notice_milestones: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StormParams:
+    design_return_period_yr: int
+    distribution: str
+    duration_hr: int
+    annual_in: float
+    depths_in: Mapping[int, float]
+
+    @property
+    def design_depth_in(self) -> float:
+        """Rainfall depth of the design storm (25-year by default)."""
+        return self.depths_in[self.design_return_period_yr]
+
+
+@dataclass(frozen=True, slots=True)
+class Ruleset:
+    """A municipality's stormwater rules as numbers.
+
+    Attributes
+    ----------
+    name, title, municipality, law, version
+        Identify the ruleset; ``name`` and ``version`` go into every finding.
+    working_crs
+        Projected CRS in feet in which every length and area is computed.
+    citations
+        Rule id to citation text, e.g. ``{"SW101": "§ 183-12A"}``.
+    """
+
+    name: str
+    title: str
+    municipality: str
+    law: str
+    version: str
+    working_crs: CRS
+    decision_maker: str
+    zones: ZoneParams
+    permit: PermitParams
+    resources: ResourceParams
+    phasing: PhasingParams
+    devices: DeviceParams
+    construction: ConstructionParams
+    storms: StormParams
+    exemptions: Mapping[str, str]
+    citations: Mapping[str, str]
+    source: str = ""
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
+
+    def citation(self, rule_id: str) -> str:
+        """Citation of a rule, or raise :class:`RulesetError` naming the missing key."""
+        try:
+            return self.citations[rule_id]
+        except KeyError:
+            raise RulesetError(
+                f"ruleset {self.source or self.name}: [citations] has no entry for {rule_id}. "
+                f'Fix: add a line {rule_id} = "§ ..." to the [citations] table.'
+            ) from None
+
+    def section(self, name: str) -> Mapping[str, Any]:
+        """A read-only view of a raw TOML section (empty when absent)."""
+        value = self.raw.get(name, {})
+        return MappingProxyType(dict(value)) if isinstance(value, dict) else MappingProxyType({})
+
+    def is_low_threshold_zone(self, zone: str) -> bool:
+        """True for zones with the lower permit threshold (R-10 in Mount Pleasant)."""
+        return zone in self.zones.low_threshold_zones
+
+
+def _build(
+    cls: type,
+    table: Mapping[str, Any],
+    section: str,
+    problems: list[str],
+    *,
+    prebuilt: Mapping[str, Any] | None = None,
+) -> Any:
+    """Build one frozen section dataclass, checking names and types.
+
+    ``prebuilt`` holds values already parsed by the caller (they skip the type check).
+    """
+    if not isinstance(table, Mapping):
+        problems.append(f"[{section}] is missing or is not a table")
+        return None
+    values: dict[str, Any] = {}
+    known = {f.name for f in fields(cls)}
+    for extra in sorted(set(table) - known):
+        problems.append(
+            f"[{section}] has an unknown key {extra!r} (known: {', '.join(sorted(known))})"
+        )
+    prebuilt = prebuilt or {}
+    values.update(prebuilt)
+    for f in fields(cls):
+        if f.name in prebuilt:
+            continue
+        if f.name not in table:
+            if f.default is f.default_factory:  # both MISSING: required
+                problems.append(f"[{section}] is missing {f.name}")
+            continue
+        value = table[f.name]
+        kind = str(f.type)
+        try:
+            if kind.startswith("tuple"):
+                if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                    raise TypeError("a list of strings")
+                value = tuple(value)
+            elif kind == "float":
+                if isinstance(value, bool) or not isinstance(value, int | float):
+                    raise TypeError("a number")
+                if value < 0:
+                    raise TypeError("a number of 0 or more")
+                value = float(value)
+            elif kind == "int":
+                if isinstance(value, bool) or not isinstance(value, int):
+                    raise TypeError("a whole number")
+            elif kind == "str" and not isinstance(value, str):
+                raise TypeError("a string")
+        except TypeError as exc:
+            problems.append(f"[{section}] {f.name} = {value!r} should be {exc}")
+            continue
+        values[f.name] = value
+    if any(p.startswith(f"[{section}]") for p in problems):
+        return None
+    return cls(**values)
+
+
+def _storms(table: Any, problems: list[str]) -> StormParams | None:
+    if not isinstance(table, Mapping):
+        problems.append("[storms] is missing or is not a table")
+        return None
+    depths_raw = table.get("depths_in")
+    depths: dict[int, float] = {}
+    if not isinstance(depths_raw, Mapping) or not depths_raw:
+        problems.append('[storms] depths_in should be a table like { "25" = 6.0 }')
+    else:
+        for key, value in depths_raw.items():
+            if (
+                not str(key).isdigit()
+                or isinstance(value, bool)
+                or not isinstance(value, int | float)
+            ):
+                problems.append(f"[storms] depths_in: {key!r} = {value!r} should be years = inches")
+            elif value <= 0:
+                problems.append(f"[storms] depths_in: {key}-year depth {value} should be above 0")
+            else:
+                depths[int(key)] = float(value)
+    params: StormParams | None = _build(
+        StormParams,
+        table,
+        "storms",
+        problems,
+        prebuilt={"depths_in": MappingProxyType(dict(sorted(depths.items())))},
+    )
+    if params is not None and params.design_return_period_yr not in depths:
+        problems.append(
+            f"[storms] design_return_period_yr = {params.design_return_period_yr} has no depth "
+            "in depths_in"
+        )
+        return None
+    return params
+
+
+def parse_ruleset(data: Mapping[str, Any], *, source: str = "<ruleset>") -> Ruleset:
+    """Validate a parsed TOML document and build a :class:`Ruleset`.
+
+    Raises
+    ------
+    RulesetError
+        Listing every problem found, each with its section and key.
+    """
+    problems: list[str] = []
+    head = data.get("ruleset", {})
+    if not isinstance(head, Mapping):
+        head = {}
+    for key in ("name", "title", "municipality", "law", "version", "working_crs"):
+        if not isinstance(head.get(key), str) or not head.get(key):
+            problems.append(f"[ruleset] {key} is missing or empty")
+    crs: CRS | None = None
+    if isinstance(head.get("working_crs"), str):
+        try:
+            crs = CRS.from_user_input(head["working_crs"])
+        except PyprojCRSError:
+            problems.append(f"[ruleset] working_crs = {head['working_crs']!r} is not a known CRS")
+        else:
+            if crs.is_geographic:
+                problems.append(
+                    f"[ruleset] working_crs = {head['working_crs']!r} is geographic; "
+                    "use a projected CRS in feet such as EPSG:2260"
+                )
+    zones = _build(ZoneParams, data.get("zones", {}), "zones", problems)
+    permit = _build(PermitParams, data.get("permit", {}), "permit", problems)
+    res = _build(ResourceParams, data.get("resources", {}), "resources", problems)
+    phasing = _build(PhasingParams, data.get("phasing", {}), "phasing", problems)
+    devices = _build(DeviceParams, data.get("devices", {}), "devices", problems)
+    construction = _build(
+        ConstructionParams, data.get("construction", {}), "construction", problems
+    )
+    storms = _storms(data.get("storms", {}), problems)
+    exemptions = data.get("exemptions", {})
+    citations = data.get("citations", {})
+    for name, table in (("exemptions", exemptions), ("citations", citations)):
+        if not isinstance(table, Mapping) or not all(isinstance(v, str) for v in table.values()):
+            problems.append(f"[{name}] should be a table of strings")
+    if problems:
+        raise RulesetError(
+            f"ruleset {source} has {len(problems)} problem(s): "
+            + "; ".join(problems)
+            + ". Fix: compare with gis_sw/rulesets/mount_pleasant_ny.toml."
+        )
+    assert crs is not None
+    return Ruleset(
+        name=head["name"],
+        title=head["title"],
+        municipality=head["municipality"],
+        law=head["law"],
+        version=head["version"],
+        working_crs=crs,
+        decision_maker=str(head.get("decision_maker", "Town Engineer")),
+        zones=zones,
+        permit=permit,
+        resources=res,
+        phasing=phasing,
+        devices=devices,
+        construction=construction,
+        storms=storms,  # type: ignore[arg-type]
+        exemptions=MappingProxyType(dict(exemptions)),
+        citations=MappingProxyType(dict(citations)),
+        source=source,
+        raw=MappingProxyType(dict(data)),
+    )
+
+
+def load_ruleset(name_or_path: str | Path | None = None) -> Ruleset:
+    """Load a ruleset by packaged name (``mount_pleasant_ny``) or by path to a TOML file.
+
+    Raises
+    ------
+    RulesetError
+        If the file is missing, is not TOML, or has invalid values.
+    """
+    spec = str(name_or_path) if name_or_path else DEFAULT_RULESET
+    path = Path(spec)
+    if path.suffix.lower() != ".toml" and not path.exists():
+        packaged = resources.files("gis_sw.rulesets").joinpath(f"{spec}.toml")
+        if not packaged.is_file():
+            available = sorted(
+                p.name.removesuffix(".toml")
+                for p in resources.files("gis_sw.rulesets").iterdir()
+                if p.name.endswith(".toml")
+            )
+            raise RulesetError(
+                f"ruleset {spec!r} is neither a packaged ruleset ({', '.join(available)}) nor a "
+                "TOML file. Fix: pass --ruleset with a packaged name or the path to a .toml file."
+            )
+        text = packaged.read_text(encoding="utf-8")
+        source = f"{spec} (packaged)"
+    else:
+        if not path.is_file():
+            raise RulesetError(
+                f"ruleset file {path} does not exist. Fix: check the path given to --ruleset."
+            )
+        text = path.read_text(encoding="utf-8")
+        source = str(path)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesetError(
+            f"ruleset {source} is not valid TOML: {exc}. Fix: correct the syntax."
+        ) from None
+    return parse_ruleset(data, source=source)
