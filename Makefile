@@ -13,7 +13,8 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/gis-sw check data/sample/proposals.gpkg --layers data/sample/town.gpkg --out out/demo --overwrite --fail-on never
+	$(BIN)/gis-sw check data/sample/proposals.gpkg --layers data/sample/layers.toml --out out/demo --overwrite --fail-on never
+	@echo "Findings, maps and the web map are in out/demo/ (open out/demo/webmap.html)."
 
 lint: $(STAMP)
 	$(BIN)/ruff check gis_sw tests benchmarks
