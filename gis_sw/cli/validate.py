@@ -1,0 +1,159 @@
+"""``gis-sw validate``: read and validate town layers (and a proposals file); print a report.
+
+Exit 0 when every layer is clean, 2 when any layer has a problem (every problem is printed,
+grouped by layer, before exiting).  The report goes to stdout.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import click
+
+from gis_sw.errors import LayerError, Problem
+from gis_sw.layers.layerset import LayerReport
+from gis_sw.layers.read import LayerInspection, inspect_layers, read_proposals
+from gis_sw.layers.specs import RASTER_LAYERS, TOWN_LAYERS
+from gis_sw.layers.validate import listing
+from gis_sw.layers.vector import crs_text, crs_units
+from gis_sw.ruleset import Ruleset, load_ruleset
+
+EXIT_BAD_INPUT = 2
+
+
+def _extent(bounds: tuple[float, float, float, float]) -> str:
+    if any(math.isnan(v) for v in bounds):
+        return "empty"
+    minx, miny, maxx, maxy = bounds
+    return (
+        f"{minx:,.2f}, {miny:,.2f} to {maxx:,.2f}, {maxy:,.2f} "
+        f"({maxx - minx:,.2f} x {maxy - miny:,.2f})"
+    )
+
+
+def format_report(report: LayerReport, *, working: str, unit: str) -> list[str]:
+    """Lines describing one layer that read cleanly."""
+    what = "cells" if report.kind in RASTER_LAYERS else "features"
+    lines = [
+        f"{report.kind}: ok",
+        f"  source:   {report.source}",
+        f"  {what + ':':<9} {report.features:,}",
+        f"  CRS:      {report.source_crs} ({report.units})",
+        f"  extent:   {_extent(report.bounds)} {unit}, {working}",
+    ]
+    if report.repaired_ids:
+        lines.append(
+            f"  repaired: {len(report.repaired_ids)} invalid geometries with make_valid: "
+            f"{listing(report.repaired_ids)}"
+        )
+    lines.extend(f"  note:     {w}" for w in report.warnings)
+    return lines
+
+
+def format_problems(kind: str, problems: list[Problem]) -> list[str]:
+    """Lines listing a layer's problems."""
+    lines = [f"{kind}: {len(problems)} problem(s)"]
+    for problem in problems:
+        lines.append(f"  - {problem.message}")
+        if problem.fix:
+            lines.append(f"    fix: {problem.fix}")
+    return lines
+
+
+def format_inspection(inspection: LayerInspection) -> list[str]:
+    """The whole report: a header, each layer, absent optional layers, a summary."""
+    crs = inspection.crs
+    working, unit = crs_text(crs), crs_units(crs)
+    manifest = inspection.manifest
+    lines = [
+        f"Layers: {manifest.source} ({manifest.name})",
+        f"Working CRS: {working} ({crs.name}), unit: {unit}",
+        "",
+    ]
+    order = [*TOWN_LAYERS, *RASTER_LAYERS]
+    for kind in order:
+        if kind in inspection.problems:
+            lines.extend(format_problems(kind, inspection.problems[kind]))
+        elif kind in inspection.reports:
+            lines.extend(format_report(inspection.reports[kind], working=working, unit=unit))
+        else:
+            continue
+        lines.append("")
+    absent = [k for k in order if k not in manifest.entries and k not in inspection.problems]
+    if absent:
+        lines.append(f"Not provided (rules that need them answer review): {', '.join(absent)}")
+    if manifest.ignored:
+        lines.append(f"Ignored (not a known layer kind): {', '.join(manifest.ignored)}")
+    count = len(inspection.all_problems())
+    layers = len(inspection.problems)
+    lines.append(
+        "Result: every layer is valid."
+        if inspection.ok
+        else f"Result: {count} problem(s) in {layers} layer(s)."
+    )
+    return lines
+
+
+def _load_ruleset(name: str | None) -> Ruleset:
+    return load_ruleset(name)
+
+
+@click.command("validate")
+@click.option(
+    "--layers",
+    "source",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Layers manifest (layers.toml), GeoPackage of town layers, or a folder with layers.toml.",
+)
+@click.option("--ruleset", "ruleset_name", default=None, help="Ruleset name or TOML path.")
+@click.option("--strict", is_flag=True, help="Refuse invalid geometries instead of repairing.")
+@click.option(
+    "--proposals",
+    "proposals_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Also validate a proposals file (GeoPackage, GeoJSON, Shapefile, DXF ...).",
+)
+@click.option("--crs", default=None, help="CRS of a proposals file that carries none (DXF).")
+def command(
+    source: Path,
+    ruleset_name: str | None,
+    strict: bool,
+    proposals_path: Path | None,
+    crs: str | None,
+) -> None:
+    """Read and validate town layers; print a report per layer.
+
+    Every layer is reprojected to the ruleset's working CRS.  Exit 2 when any layer (or the
+    proposals file) has a problem; every problem is listed first.
+    """
+    ruleset = _load_ruleset(ruleset_name)
+    inspection = inspect_layers(source, ruleset=ruleset, strict=strict)
+    for line in format_inspection(inspection):
+        click.echo(line)
+    failed = not inspection.ok
+    if proposals_path is not None:
+        click.echo("")
+        click.echo(f"Proposals: {proposals_path}")
+        working, unit = crs_text(ruleset.working_crs), crs_units(ruleset.working_crs)
+        try:
+            proposals = read_proposals(proposals_path, ruleset=ruleset, crs=crs, strict=strict)
+        except LayerError as exc:
+            failed = True
+            by_layer: dict[str, list[Problem]] = {}
+            for problem in exc.problems:
+                by_layer.setdefault(problem.layer, []).append(problem)
+            for layer, problems in by_layer.items():
+                for line in format_problems(layer, problems):
+                    click.echo(line)
+        else:
+            click.echo(f"  proposals: {len(proposals.ids)} ({listing(proposals.ids)})")
+            for report in proposals.reports.values():
+                if isinstance(report, LayerReport):
+                    for line in format_report(report, working=working, unit=unit):
+                        click.echo(f"  {line}")
+    if failed:
+        click.echo("gis-sw: error: input layers have problems (listed above).", err=True)
+        raise click.exceptions.Exit(EXIT_BAD_INPUT)

@@ -1,0 +1,217 @@
+"""Read the town's rasters (DEM, seasonal high groundwater, bedrock) from GeoTIFF.
+
+A raster whose CRS differs from the working CRS is reprojected with ``rasterio.warp``
+(bilinear, keeping about the same cell size); nodata becomes ``nan``.  Values in metres
+(``units = "m"`` in the manifest, the GeoTIFF tag ``GIS_SW_UNITS=m``, or a band unit of
+metres) are converted to the working CRS's linear unit (US survey feet for EPSG:2260); values
+in feet are kept as they are.
+
+Groundwater and bedrock are depths below ground or elevations: the manifest's ``mode``, else
+the GeoTIFF tag ``GIS_SW_MODE``.  A raster that says neither is refused, because reading a
+depth as an elevation (or back) silently moves every device.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+import rasterio
+import rasterio.crs
+from pyproj import CRS
+from rasterio.errors import RasterioIOError
+from rasterio.warp import Resampling, calculate_default_transform, reproject
+
+from gis_sw.errors import CRSError, InputFileError, LayerError, Problem
+from gis_sw.layers.layerset import LayerReport
+from gis_sw.layers.raster import RasterLayer, RasterMode
+from gis_sw.layers.vector import crs_text, crs_units
+from gis_sw.units import metres_per_unit
+
+logger = logging.getLogger(__name__)
+
+MODE_TAG = "GIS_SW_MODE"
+"""GeoTIFF tag saying ``depth`` or ``elevation``."""
+UNITS_TAG = "GIS_SW_UNITS"
+"""GeoTIFF tag saying ``ft`` or ``m`` for the values."""
+
+_METRE_WORDS = frozenset({"m", "metre", "metres", "meter", "meters"})
+_FOOT_WORDS = frozenset({"ft", "foot", "feet", "us survey foot", "ftus", "us-ft", "ft_us"})
+
+
+def read_raster(
+    path: Path,
+    *,
+    kind: str,
+    working_crs: CRS,
+    mode: RasterMode | None = None,
+    units: str | None = None,
+    crs: CRS | None = None,
+) -> tuple[RasterLayer, LayerReport]:
+    """Read a single-band GeoTIFF into a :class:`RasterLayer` in the working CRS.
+
+    Parameters
+    ----------
+    path
+        The GeoTIFF.
+    kind
+        ``dem``, ``seasonal_high_groundwater`` or ``bedrock``.
+    working_crs
+        CRS to reproject to.
+    mode, units
+        From the manifest; None to read them from the GeoTIFF's tags.
+    crs
+        CRS to assume when the file has none.
+
+    Raises
+    ------
+    InputFileError
+        If the file is not a readable raster.
+    CRSError
+        If it has no CRS and none was given.
+    LayerError
+        If its mode is unknown, its units unknown, or it holds no data.
+    """
+    label = str(path)
+    problems: list[Problem] = []
+    warnings: list[str] = []
+    try:
+        src = rasterio.open(path)
+    except RasterioIOError as exc:
+        raise InputFileError(f"{path}: not a readable raster ({exc}).") from exc
+    with src:
+        tags = src.tags()
+        band_unit = (src.units[0] or "") if src.units else ""
+        if src.crs is not None:
+            source_crs = CRS.from_wkt(src.crs.to_wkt())
+            if crs is not None and not source_crs.equals(crs):
+                warnings.append(f"the file's own CRS {crs_text(source_crs)} was used.")
+        elif crs is not None:
+            source_crs = crs
+        else:
+            raise CRSError(
+                f'{path} has no CRS. Fix: give crs = "EPSG:...." under [{kind}] in the '
+                "layers manifest."
+            )
+        masked = src.read(1, masked=True)
+        values = np.ma.filled(masked.astype("float64"), np.nan)
+        transform = src.transform
+        width, height, bounds = src.width, src.height, src.bounds
+
+    resolved_mode = _mode(kind, mode, tags.get(MODE_TAG), label, problems)
+    factor = _unit_factor(
+        units,
+        tag=tags.get(UNITS_TAG),
+        band_unit=band_unit,
+        working_crs=working_crs,
+        label=label,
+        problems=problems,
+    )
+    if not np.isfinite(values).any():
+        problems.append(Problem(label, "holds no data (every cell is nodata).", "check the file."))
+    if problems:
+        raise LayerError(problems)
+
+    if not source_crs.equals(working_crs):
+        dst_crs = rasterio.crs.CRS.from_wkt(working_crs.to_wkt())
+        src_crs = rasterio.crs.CRS.from_wkt(source_crs.to_wkt())
+        dst_transform, dst_width, dst_height = calculate_default_transform(
+            src_crs, dst_crs, width, height, *bounds
+        )
+        out = np.full((int(dst_height), int(dst_width)), np.nan, dtype="float64")
+        reproject(
+            source=values,
+            destination=out,
+            src_transform=transform,
+            src_crs=src_crs,
+            src_nodata=np.nan,
+            dst_transform=dst_transform,
+            dst_crs=dst_crs,
+            dst_nodata=np.nan,
+            resampling=Resampling.bilinear,
+        )
+        values, transform = out, dst_transform
+        warnings.append(f"reprojected from {crs_text(source_crs)} (bilinear).")
+    if factor != 1.0:
+        values = values * factor
+        warnings.append(f"values converted from metres ({factor:.6f} per metre).")
+
+    layer = RasterLayer(
+        kind=kind,
+        values=values,
+        transform=transform,
+        crs=working_crs,
+        mode=resolved_mode,
+        source=label,
+    )
+    report = LayerReport(
+        kind=kind,
+        source=label,
+        features=int(values.size),
+        source_crs=crs_text(source_crs),
+        units=crs_units(source_crs),
+        bounds=tuple(float(v) for v in layer.bounds),  # type: ignore[arg-type]
+        warnings=(f"mode: {resolved_mode.value}", *warnings),
+    )
+    return layer, report
+
+
+def _mode(
+    kind: str,
+    given: RasterMode | None,
+    tag: str | None,
+    label: str,
+    problems: list[Problem],
+) -> RasterMode:
+    if given is not None:
+        return given
+    if tag:
+        try:
+            return RasterMode(tag.strip().lower())
+        except ValueError:
+            problems.append(
+                Problem(
+                    label,
+                    f"tag {MODE_TAG}={tag!r} is not depth or elevation.",
+                    f'set mode = "depth" or "elevation" under [{kind}] in the manifest.',
+                )
+            )
+            return RasterMode.ELEVATION
+    if kind == "dem":
+        return RasterMode.ELEVATION
+    problems.append(
+        Problem(
+            label,
+            "does not say whether its values are depths below ground or elevations.",
+            f'set mode = "depth" (or "elevation") under [{kind}] in the layers manifest, '
+            f"or the GeoTIFF tag {MODE_TAG}.",
+        )
+    )
+    return RasterMode.ELEVATION
+
+
+def _unit_factor(
+    given: str | None,
+    *,
+    tag: str | None,
+    band_unit: str,
+    working_crs: CRS,
+    label: str,
+    problems: list[Problem],
+) -> float:
+    """Multiplier from the raster's value unit to the working CRS's linear unit."""
+    text = given or tag or band_unit or "ft"
+    word = text.strip().lower()
+    if word in _FOOT_WORDS:
+        return 1.0
+    if word in _METRE_WORDS:
+        return 1.0 / metres_per_unit(working_crs)
+    problems.append(
+        Problem(
+            label,
+            f"value unit {text!r} is neither feet nor metres.",
+            'set units = "ft" or "m" in the layers manifest.',
+        )
+    )
+    return 1.0

@@ -1,0 +1,217 @@
+"""Read vector files of any supported format and bring them into the working CRS.
+
+Formats: GeoPackage, Shapefile, GeoJSON, TopoJSON, FlatGeobuf, File Geodatabase (OpenFileGDB)
+through pyogrio with Arrow; GeoParquet through ``geopandas.read_parquet`` (pyogrio's wheel has
+no Parquet driver); DXF through pyogrio, its closed polylines turned into polygons (a DXF
+carries no CRS, so one must be given).  PostGIS lives in :mod:`gis_sw.layers.postgis`.
+
+The CRS is read from the file; the one given by the caller (manifest ``crs``, ``--crs``) is
+used only when the file has none.  A file with neither is an error naming the fix.  Linear
+units come from the CRS (:func:`crs_units`), never assumed.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import geopandas as gpd
+import numpy as np
+import pyogrio
+import shapely
+from pyproj import CRS
+
+from gis_sw.errors import CRSError, InputFileError
+
+logger = logging.getLogger(__name__)
+
+PARQUET_SUFFIXES = (".parquet", ".geoparquet", ".pq")
+DXF_LAYER_FIELD = "Layer"
+"""The attribute that holds a DXF entity's CAD layer (OGR's DXF driver)."""
+
+
+def crs_units(crs: CRS | None) -> str:
+    """The linear (or angular) unit of a CRS's first axis, as pyproj names it."""
+    if crs is None:
+        return "unknown"
+    if not crs.axis_info:
+        return "unknown"
+    return str(crs.axis_info[0].unit_name or "unknown")
+
+
+def crs_text(crs: CRS | None) -> str:
+    """``EPSG:2260`` when the CRS has an authority code, else its name."""
+    if crs is None:
+        return "none"
+    code = crs.to_authority()
+    return f"{code[0]}:{code[1]}" if code else str(crs.name)
+
+
+def read_vector(
+    path: Path,
+    *,
+    layer: str | None = None,
+    kind: str | None = None,
+    crs: CRS | None = None,
+) -> tuple[gpd.GeoDataFrame, CRS, list[str]]:
+    """Read one vector layer with its CRS (the file's, else ``crs``).
+
+    Parameters
+    ----------
+    path
+        File (or ``.gdb`` folder) to read.
+    layer
+        Layer inside a multi-layer file; for DXF, the CAD layer to keep.
+    kind
+        Layer kind, used to pick the layer of a multi-layer file named after it.
+    crs
+        CRS to assume when the file has none.
+
+    Returns
+    -------
+    (frame, source CRS, warnings)
+
+    Raises
+    ------
+    InputFileError
+        If the file cannot be read, or the layer is not in it.
+    CRSError
+        If the file has no CRS and none was given.
+    """
+    suffix = path.suffix.lower()
+    warnings: list[str] = []
+    if suffix in PARQUET_SUFFIXES:
+        frame = _read_parquet(path)
+    elif suffix == ".dxf":
+        frame = _read_dxf(path, layer)
+    else:
+        frame = _read_ogr(path, layer, kind)
+    label = f"{path}:{layer}" if layer else str(path)
+    if frame.crs is None:
+        if crs is None:
+            raise CRSError(
+                f'{label} has no CRS. Fix: give the CRS it is in, e.g. crs = "EPSG:2263" '
+                "under its table in the layers manifest (or [manifest] crs), or --crs for a "
+                "proposal file."
+            )
+        frame = frame.set_crs(crs)
+    elif crs is not None and not CRS(frame.crs).equals(crs):
+        warnings.append(
+            f"the file's own CRS {crs_text(CRS(frame.crs))} was used; the manifest's "
+            f"{crs_text(crs)} applies only to files without one."
+        )
+    source_crs = CRS(frame.crs)
+    frame, dropped = drop_z(frame)
+    if dropped:
+        warnings.append("Z values dropped (2-D geometry is used).")
+    return frame, source_crs, warnings
+
+
+def _read_parquet(path: Path) -> gpd.GeoDataFrame:
+    try:
+        return gpd.read_parquet(path)
+    except (OSError, ValueError) as exc:
+        raise InputFileError(f"{path}: not a readable GeoParquet file ({exc}).") from exc
+
+
+def _read_ogr(path: Path, layer: str | None, kind: str | None) -> gpd.GeoDataFrame:
+    try:
+        layers = [str(name) for name, _ in pyogrio.list_layers(path)]
+    except Exception as exc:  # pyogrio's DataSourceError and GDAL errors
+        raise InputFileError(f"{path}: not a readable vector file ({exc}).") from exc
+    if layer is None and len(layers) > 1:
+        if kind is not None and kind in layers:
+            layer = kind
+        else:
+            raise InputFileError(
+                f"{path} holds several layers ({', '.join(layers)}). Fix: name the one to read "
+                'with layer = "..." in the layers manifest.'
+            )
+    if layer is not None and layer not in layers:
+        raise InputFileError(
+            f"{path} has no layer {layer!r} (it has {', '.join(layers)}). Fix: correct layer."
+        )
+    try:
+        frame = pyogrio.read_dataframe(path, layer=layer, use_arrow=True)
+    except Exception as exc:  # GDAL read errors
+        raise InputFileError(f"{path}: cannot read layer {layer or layers[0]!r} ({exc}).") from exc
+    if not isinstance(frame, gpd.GeoDataFrame):
+        raise InputFileError(f"{path}: layer {layer!r} has no geometry column.")
+    return frame
+
+
+def _read_dxf(path: Path, cad_layer: str | None) -> gpd.GeoDataFrame:
+    """DXF entities; closed polylines become polygons; optionally one CAD layer only."""
+    try:
+        frame = pyogrio.read_dataframe(path, use_arrow=True)
+    except Exception as exc:  # GDAL read errors
+        raise InputFileError(f"{path}: not a readable DXF file ({exc}).") from exc
+    if cad_layer is not None:
+        names = sorted({str(x) for x in frame.get(DXF_LAYER_FIELD, [])})
+        frame = frame[frame[DXF_LAYER_FIELD] == cad_layer]
+        if frame.empty:
+            raise InputFileError(
+                f"{path} has no entities on CAD layer {cad_layer!r} (layers: "
+                f"{', '.join(names) or 'none'}). Fix: correct layer."
+            )
+    geoms = np.asarray(frame.geometry.values, dtype=object)
+    frame = frame.copy()
+    frame[frame.geometry.name] = gpd.GeoSeries(
+        closed_lines_to_polygons(geoms), index=frame.index, crs=frame.crs
+    )
+    return gpd.GeoDataFrame(frame, geometry=frame.geometry.name, crs=frame.crs)
+
+
+def closed_lines_to_polygons(geoms: np.ndarray) -> np.ndarray:
+    """Closed (multi)linestrings as (multi)polygons; everything else unchanged.
+
+    CAD exports limits of disturbance as closed polylines.  A line whose ends meet and that
+    has at least four vertices encloses an area; open lines stay lines (and then fail a
+    polygon layer's geometry check, naming the feature).
+    """
+    out = geoms.copy()
+    types = shapely.get_type_id(geoms)
+    for i in np.flatnonzero((types == 1) | (types == 5)):
+        parts = shapely.get_parts(geoms[i])
+        if len(parts) and all(p.is_closed and len(p.coords) >= 4 for p in parts):
+            polys = [shapely.Polygon(p.coords) for p in parts]
+            out[i] = polys[0] if len(polys) == 1 else shapely.MultiPolygon(polys)
+    return out
+
+
+def drop_z(frame: gpd.GeoDataFrame) -> tuple[gpd.GeoDataFrame, bool]:
+    """The frame with 2-D geometries, and whether any had Z."""
+    geoms = np.asarray(frame.geometry.values, dtype=object)
+    if not (len(geoms) and shapely.has_z(geoms).any()):
+        return frame, False
+    frame = frame.copy()
+    frame[frame.geometry.name] = gpd.GeoSeries(
+        shapely.force_2d(geoms), index=frame.index, crs=frame.crs
+    )
+    return frame, True
+
+
+def to_working_crs(frame: gpd.GeoDataFrame, crs: CRS, *, label: str) -> gpd.GeoDataFrame:
+    """Reproject a frame (with a CRS) to the working CRS.
+
+    Raises
+    ------
+    CRSError
+        If the transformation fails or gives coordinates that are not finite (data far
+        outside the working CRS's area of use).
+    """
+    if CRS(frame.crs).equals(crs):
+        return frame
+    try:
+        out = frame.to_crs(crs)
+    except Exception as exc:  # pyproj raises several kinds
+        raise CRSError(
+            f"{label}: cannot reproject from {crs_text(CRS(frame.crs))} to {crs_text(crs)} "
+            f"({exc}). Fix: check the layer's CRS."
+        ) from exc
+    if len(out) and not np.isfinite(out.geometry.dropna().total_bounds).all():
+        raise CRSError(
+            f"{label}: coordinates in {crs_text(CRS(frame.crs))} do not land in "
+            f"{crs_text(crs)}. Fix: check that the CRS given for the layer is the one it is in."
+        )
+    return out
