@@ -1,13 +1,424 @@
-"""phasing: PLACEHOLDER, being written (see the issue). Each check returns no rows yet."""
+"""phasing: SW301, not more than five acres disturbed at any one time (§ 183-7B(1)(d)).
+
+Each disturbance polygon is *open* from its ``start_date`` through its ``end_date`` (the day
+of final stabilisation), both days included: the ground is disturbed on the first and on the
+last day, so a phase that ends on the day the next one starts overlaps it by one day.  This
+is the conservative reading; plans that hand over on the same day should end the first phase
+the day before.  Disturbed area on a day is the area of the union of the polygons open that
+day: overlapping polygons count once, and a polygon re-disturbed in a later phase (a second
+row with later dates) counts again only while it is open.
+
+Speed (see ``benchmarks/bench_phasing.py``): the area can only rise on a day some polygon
+starts, so the peak is looked for on start days only.  Polygons are grouped once into
+clusters that overlap both in space (positive intersection area, found with an STRtree) and
+in time; on a given day the disturbed area is the sum of the areas of open polygons that
+overlap nothing, plus one union per cluster with two or more open members, cached by the set
+of open members.  A plan of disjoint lots therefore needs no union at all, and a union is
+never recomputed for a set of polygons already seen.
+"""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
 import geopandas as gpd
+import numpy as np
+import pandas as pd
+import shapely
 
 from gis_sw.analysis.context import CheckContext
-from gis_sw.analysis.findings import empty_findings
+from gis_sw.analysis.findings import Outcome, empty_findings, make_findings
+from gis_sw.layers.proposals import Proposals
+from gis_sw.units import SQFT_PER_ACRE
+
+log = logging.getLogger(__name__)
+
+RULE_ID = "SW301"
+OVERLAP_TOLERANCE_SQFT = 1e-6
+"""Pairs whose intersection is smaller than this are treated as disjoint (edge neighbours)."""
+AREA_DECIMALS = 2
+"""Areas are compared with the limit after rounding to 0.01 sq ft (exactly 5.00 acres passes)."""
+MAX_LISTED = 12
+
+_EPOCH = np.datetime64("1970-01-01", "D")
+
+
+def to_day_numbers(values: Any) -> np.ndarray:
+    """Days since 1970-01-01 (int64) of date-likes; -1 marks a missing value."""
+    stamps = pd.to_datetime(pd.Series(list(values), dtype="object"), errors="coerce")
+    days = stamps.dt.floor("D").to_numpy(dtype="datetime64[D]")
+    out = (days - _EPOCH).astype("int64")
+    out[np.isnat(days)] = -1
+    return out
+
+
+def day_to_date(day: int) -> date:
+    """The calendar date of a day number."""
+    return (_EPOCH + np.timedelta64(int(day), "D")).astype(object)
+
+
+@dataclass(frozen=True, slots=True)
+class Timeline:
+    """Disturbed area as a step function of the day.
+
+    Attributes
+    ----------
+    days
+        Sorted dates on which the set of open polygons changes.
+    area_sqft
+        Disturbed area from ``days[k]`` through the day before ``days[k + 1]``; the last
+        value (after the final stabilisation) is 0.
+    """
+
+    days: tuple[date, ...]
+    area_sqft: np.ndarray
+
+    @property
+    def acres(self) -> np.ndarray:
+        """The areas in acres."""
+        return self.area_sqft / SQFT_PER_ACRE
+
+
+@dataclass(frozen=True, slots=True)
+class Peak:
+    """The largest disturbed area and when it holds.
+
+    Attributes
+    ----------
+    area_sqft
+        Peak disturbed area.
+    first_day, last_day
+        First period over which the peak holds (both days included).
+    members
+        Positions (in the input order) of the polygons open on ``first_day``.
+    geometry
+        Union of those polygons.
+    """
+
+    area_sqft: float
+    first_day: date
+    last_day: date
+    members: np.ndarray
+    geometry: Any
+
+    @property
+    def acres(self) -> float:
+        return self.area_sqft / SQFT_PER_ACRE
+
+
+def _overlap_clusters(geoms: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Label polygons so that any two open together and overlapping share a label."""
+    n = len(geoms)
+    labels = np.arange(n)
+    if n < 2:
+        return labels
+    tree = shapely.STRtree(geoms)
+    left, right = tree.query(geoms, predicate="intersects")
+    keep = left < right
+    left, right = left[keep], right[keep]
+    keep = (start[left] <= end[right]) & (start[right] <= end[left])
+    left, right = left[keep], right[keep]
+    if len(left):
+        overlap = shapely.area(shapely.intersection(geoms[left], geoms[right]))
+        keep = overlap > OVERLAP_TOLERANCE_SQFT
+        left, right = left[keep], right[keep]
+    while len(left):  # label propagation with pointer jumping
+        low = np.minimum(labels[left], labels[right])
+        new = labels.copy()
+        np.minimum.at(new, left, low)
+        np.minimum.at(new, right, low)
+        new = new[new]
+        if np.array_equal(new, labels):
+            break
+        labels = new
+    return labels
+
+
+@dataclass(eq=False)
+class DisturbanceSweep:
+    """Disturbed area of a set of dated polygons on any day (see the module docstring).
+
+    Parameters
+    ----------
+    geometries
+        Polygons in a projected CRS in feet.
+    start_day, end_day
+        Day numbers (:func:`to_day_numbers`) of the first and last day each polygon is open;
+        every value must be present and ``end_day >= start_day``.
+
+    Raises
+    ------
+    ValueError
+        If lengths differ, a day is missing, or a polygon ends before it starts.
+    """
+
+    geometries: np.ndarray
+    start_day: np.ndarray
+    end_day: np.ndarray
+    _areas: np.ndarray = field(init=False, repr=False)
+    _labels: np.ndarray = field(init=False, repr=False)
+    _clustered: np.ndarray = field(init=False, repr=False)
+    _cache: dict[tuple[int, ...], float] = field(init=False, repr=False, default_factory=dict)
+    unions_computed: int = field(init=False, default=0)
+
+    def __post_init__(self) -> None:
+        self.geometries = np.asarray(self.geometries, dtype=object)
+        self.start_day = np.asarray(self.start_day, dtype="int64")
+        self.end_day = np.asarray(self.end_day, dtype="int64")
+        n = len(self.geometries)
+        if len(self.start_day) != n or len(self.end_day) != n:
+            raise ValueError("geometries, start_day and end_day must have the same length")
+        if (self.start_day < 0).any() or (self.end_day < 0).any():
+            raise ValueError("every polygon needs a start and an end day")
+        if (self.end_day < self.start_day).any():
+            raise ValueError("a polygon ends before it starts")
+        self._areas = shapely.area(self.geometries).astype("float64")
+        self._labels = _overlap_clusters(self.geometries, self.start_day, self.end_day)
+        sizes = np.bincount(self._labels, minlength=n)
+        self._clustered = sizes[self._labels] > 1
+
+    def open_on(self, day: int) -> np.ndarray:
+        """Positions of the polygons open on ``day``."""
+        return np.flatnonzero((self.start_day <= day) & (self.end_day >= day))
+
+    def area_on(self, day: int) -> float:
+        """Disturbed area (sq ft) on ``day``."""
+        is_open = (self.start_day <= day) & (self.end_day >= day)
+        total = float(self._areas[is_open & ~self._clustered].sum())
+        members = np.flatnonzero(is_open & self._clustered)
+        if len(members) == 0:
+            return total
+        order = np.argsort(self._labels[members], kind="stable")
+        members = members[order]
+        cuts = np.flatnonzero(np.diff(self._labels[members])) + 1
+        for group in np.split(members, cuts):
+            if len(group) == 1:
+                total += float(self._areas[group[0]])
+            else:
+                total += self._union_area(tuple(int(i) for i in group))
+        return total
+
+    def _union_area(self, key: tuple[int, ...]) -> float:
+        cached = self._cache.get(key)
+        if cached is None:
+            union = shapely.disjoint_subset_union_all(self.geometries[list(key)])
+            cached = float(shapely.area(union))
+            self._cache[key] = cached
+            self.unions_computed += 1
+        return cached
+
+    def event_days(self) -> np.ndarray:
+        """Days on which the open set changes: each start, and the day after each end."""
+        return np.unique(np.concatenate([self.start_day, self.end_day + 1]))
+
+    def timeline(self) -> Timeline:
+        """The whole step function, for charts and maps."""
+        days = self.event_days()
+        areas = np.array([self.area_on(int(d)) for d in days], dtype="float64")
+        return Timeline(days=tuple(day_to_date(int(d)) for d in days), area_sqft=areas)
+
+    def peak(self) -> Peak | None:
+        """The largest disturbed area, evaluated on start days only (None without polygons)."""
+        if len(self.geometries) == 0:
+            return None
+        starts = np.unique(self.start_day)
+        areas = np.array([self.area_on(int(d)) for d in starts], dtype="float64")
+        rounded = np.round(areas, AREA_DECIMALS)
+        best = int(np.argmax(rounded))
+        first = int(starts[best])
+        peak_area = float(areas[best])
+        events = self.event_days()
+        last = int(events[events > first][0]) - 1  # the open set changes the day after
+        members = self.open_on(first)
+        geometry = shapely.disjoint_subset_union_all(self.geometries[members])
+        return Peak(
+            area_sqft=peak_area,
+            first_day=day_to_date(first),
+            last_day=day_to_date(last),
+            members=members,
+            geometry=geometry,
+        )
+
+
+def disturbance_timeline(
+    geometries: Sequence[Any] | np.ndarray, start_dates: Any, end_dates: Any
+) -> Timeline:
+    """Disturbed area over time of dated polygons (pure; polygons without dates are skipped).
+
+    Parameters
+    ----------
+    geometries
+        Polygons in a projected CRS in feet.
+    start_dates, end_dates
+        Date-likes, first and last day each polygon is open (both included).
+
+    Raises
+    ------
+    ValueError
+        If a polygon ends before it starts.
+    """
+    geoms = np.asarray(list(geometries), dtype=object)
+    start, end = to_day_numbers(start_dates), to_day_numbers(end_dates)
+    dated = (start >= 0) & (end >= 0)
+    return DisturbanceSweep(geoms[dated], start[dated], end[dated]).timeline()
+
+
+def naive_timeline(
+    geometries: Sequence[Any] | np.ndarray, start_dates: Any, end_dates: Any
+) -> Timeline:
+    """Reference implementation: ``union_all`` of every open polygon at every event.
+
+    Slow on large plans; kept to test and time :class:`DisturbanceSweep` against.
+    """
+    geoms = np.asarray(list(geometries), dtype=object)
+    start, end = to_day_numbers(start_dates), to_day_numbers(end_dates)
+    dated = (start >= 0) & (end >= 0)
+    geoms, start, end = geoms[dated], start[dated], end[dated]
+    days = np.unique(np.concatenate([start, end + 1]))
+    areas = [float(shapely.area(shapely.union_all(geoms[(start <= d) & (end >= d)]))) for d in days]
+    return Timeline(
+        days=tuple(day_to_date(int(d)) for d in days), area_sqft=np.array(areas, dtype="float64")
+    )
+
+
+def proposal_timeline(proposals: Proposals, proposal_id: str) -> Timeline | None:
+    """Timeline of one proposal's dated disturbance polygons (None when none is dated).
+
+    Polygons without both dates, or ending before they start, are left out (SW301 reports
+    them).
+    """
+    dist = proposals.disturbance
+    rows = dist[dist["proposal_id"].astype(str) == str(proposal_id)]
+    start, end = to_day_numbers(rows["start_date"]), to_day_numbers(rows["end_date"])
+    dated = (start >= 0) & (end >= start)
+    if not dated.any():
+        return None
+    geoms = rows.geometry.to_numpy()[dated]
+    return DisturbanceSweep(geoms, start[dated], end[dated]).timeline()
+
+
+def _listed(values: Sequence[str]) -> str:
+    shown = ", ".join(values[:MAX_LISTED])
+    more = len(values) - MAX_LISTED
+    return f"{shown} and {more} more" if more > 0 else shown
+
+
+def _approved(value: Any) -> bool:
+    return bool(value) if not pd.isna(value) else False
 
 
 def check_five_acre_limit(ctx: CheckContext) -> gpd.GeoDataFrame:
-    """Not written yet."""
-    return empty_findings(ctx.crs)
+    """SW301: one row per proposal with disturbance.
+
+    ``pass`` when the peak (or, without dates, the whole disturbance) is at most the limit;
+    ``fail`` above it; ``review`` above it under an approved SWPPP, or when polygons without
+    dates could push the peak over the limit.  ``measured`` is the peak in acres.
+    """
+    dist = ctx.proposals.disturbance
+    if len(dist) == 0:
+        return empty_findings(ctx.crs)
+    limit_acres = ctx.ruleset.phasing.max_disturbed_acres
+    limit_sqft = limit_acres * SQFT_PER_ACRE
+    attrs = ctx.proposals.attributes
+    out: dict[str, list[Any]] = {k: [] for k in ("pid", "outcome", "msg", "acres", "geom")}
+    for pid, rows in dist.groupby(dist["proposal_id"].astype(str), sort=True):
+        total_sqft = float(ctx.disturbed_area_sqft.get(pid, 0.0))
+        whole = ctx.disturbance_union.get(pid)
+        ids = rows["disturbance_id"].astype(str).to_numpy()
+        start, end = to_day_numbers(rows["start_date"]), to_day_numbers(rows["end_date"])
+        backwards = (start >= 0) & (end >= 0) & (end < start)
+        dated = (start >= 0) & (end >= 0) & ~backwards
+        undated = ~dated
+        approved = _approved(attrs["approved_swppp"].get(pid)) if pid in attrs.index else False
+        total_ok = round(total_sqft, AREA_DECIMALS) <= limit_sqft
+        problem = ""
+        if undated.any():
+            what = "no start_date/end_date" if not backwards.any() else "missing or reversed dates"
+            problem = f"polygon(s) {_listed(list(ids[undated]))} have {what}"
+        peak = None
+        if dated.any():
+            sweep = DisturbanceSweep(rows.geometry.to_numpy()[dated], start[dated], end[dated])
+            peak = sweep.peak()
+        if peak is None:
+            acres = total_sqft / SQFT_PER_ACRE
+            geom = whole
+            if total_ok:
+                outcome = Outcome.PASS
+                msg = (
+                    f"Whole disturbance {acres:.2f} acres is not more than {limit_acres:.2f} "
+                    "acres, so no phasing can exceed the limit (the plan gives no dates)."
+                )
+            else:
+                outcome = Outcome.REVIEW
+                msg = (
+                    f"Phasing plan gives no dates: whole disturbance {acres:.2f} acres exceeds "
+                    f"{limit_acres:.2f} acres, so whether more than {limit_acres:.2f} acres are "
+                    "disturbed at one time cannot be told. Add start_date and end_date to each "
+                    "disturbance polygon."
+                )
+            out["pid"].append(pid)
+            out["outcome"].append(outcome)
+            out["msg"].append(msg)
+            out["acres"].append(acres)
+            out["geom"].append(geom)
+            continue
+        dated_ids = ids[dated]
+        phases = rows["phase"].to_numpy()[dated][peak.members]
+        phase_names = sorted({str(p) for p in phases if not pd.isna(p)})
+        where = (
+            f"from {peak.first_day.isoformat()} to {peak.last_day.isoformat()}"
+            f" ({'phase' if len(phase_names) == 1 else 'phases'}"
+            f" {_listed(phase_names) or 'not named'};"
+            f" polygons {_listed(sorted(dated_ids[peak.members]))})"
+        )
+        acres = peak.acres
+        over = round(peak.area_sqft, AREA_DECIMALS) > limit_sqft
+        head = f"Peak disturbed area {acres:.2f} acres {where}"
+        if over and approved:
+            outcome = Outcome.REVIEW
+            msg = (
+                f"{head} exceeds {limit_acres:.2f} acres; allowed only pursuant to an approved "
+                "SWPPP (approved_swppp is true): the Town Engineer confirms the approval covers "
+                "this phasing."
+            )
+        elif over:
+            outcome = Outcome.FAIL
+            msg = (
+                f"{head} exceeds {limit_acres:.2f} acres disturbed at any one time, with no "
+                "approved SWPPP. Re-phase so less is open at once, or obtain SWPPP approval."
+            )
+        elif problem and not total_ok:
+            outcome = Outcome.REVIEW
+            msg = (
+                f"Phasing plan gives no dates for some polygons: {problem}. {head} among "
+                f"the dated polygons; with the undated ones it could reach "
+                f"{total_sqft / SQFT_PER_ACRE:.2f} acres."
+            )
+        else:
+            outcome = Outcome.PASS
+            msg = f"{head} is not more than {limit_acres:.2f} acres."
+            if problem:
+                msg += f" {problem}, but the whole disturbance is within the limit."
+        if over and problem:
+            msg += f" Also, {problem}."
+        out["pid"].append(pid)
+        out["outcome"].append(outcome)
+        out["msg"].append(msg)
+        out["acres"].append(acres)
+        out["geom"].append(peak.geometry)
+    return make_findings(
+        RULE_ID,
+        ctx.crs,
+        proposal_id=out["pid"],
+        subject_id=out["pid"],
+        outcome=out["outcome"],
+        message=out["msg"],
+        measured=[round(a, 4) for a in out["acres"]],
+        threshold=limit_acres,
+        unit="acres",
+        geometry=out["geom"],
+    )
