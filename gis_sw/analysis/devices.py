@@ -1,0 +1,251 @@
+"""Infiltration devices prepared once for every SW2xx check: parcel, elevations, separations.
+
+What is derived here and how:
+
+- **Parcel**: the parcel holding the largest part of the device (for a point device, the
+  parcel it lies in), from one STRtree query for all devices.  A device straddling a lot
+  line belongs to the parcel that holds most of it, and SW205 then fails it at 0.00 ft.
+- **Ground elevation**: the *highest* DEM cell the footprint touches (all-touched), so that
+  a device is never judged lower than any part of it.  This matches the siting polygon,
+  which removes every DEM cell above a septic field's lowest ground.
+- **Vertical separation** (SW203, SW204): per cell of the groundwater or bedrock raster
+  under the footprint, ``bottom - limit`` where the limit elevation is the raster value
+  (``mode="elevation"``) or DEM minus the value (``mode="depth"``), and the device bottom is
+  ``bottom_elevation_ft`` or DEM minus ``depth_ft``.  The DEM is read at the cell centres of
+  the separation raster, so the two rasters need not share a grid.  The worst (smallest)
+  separation counts.  A depth raster with a device given by ``depth_ft`` needs no DEM:
+  the separation is ``value - depth_ft``.
+- **Test-hole data**: optional device columns ``test_hole_groundwater_elevation_ft`` and
+  ``test_hole_bedrock_elevation_ft`` (logged elevations at the device) take precedence over
+  the rasters: a witnessed hole at the spot beats a map.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import shapely
+from affine import Affine
+from rasterio import features
+
+from gis_sw.analysis.context import CheckContext
+from gis_sw.layers.raster import RasterLayer, RasterMode
+
+TEST_HOLE_COLUMNS: dict[str, str] = {
+    "seasonal_high_groundwater": "test_hole_groundwater_elevation_ft",
+    "bedrock": "test_hole_bedrock_elevation_ft",
+}
+"""Optional device columns holding the logged elevation of each limit at the device."""
+
+RASTER_NAMES: dict[str, str] = {
+    "seasonal_high_groundwater": "seasonal high groundwater",
+    "bedrock": "bedrock",
+    "dem": "DEM",
+}
+
+
+def cells_with_centres(
+    raster: RasterLayer, geometry: shapely.Geometry
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Values and cell-centre coordinates of every cell a geometry touches (all-touched).
+
+    Nodata cells are dropped.  Empty arrays when the geometry misses the raster.
+    """
+    empty = (np.empty(0), np.empty(0), np.empty(0))
+    if geometry is None or shapely.is_empty(geometry):
+        return empty
+    nrows, ncols = raster.shape
+    if isinstance(geometry, shapely.Point):
+        col, row = ~raster.transform @ (geometry.x, geometry.y)
+        c, r = math.floor(col), math.floor(row)
+        if not (0 <= r < nrows and 0 <= c < ncols):
+            return empty
+        rows, cols = np.array([r]), np.array([c])
+    else:
+        minx, miny, maxx, maxy = shapely.bounds(geometry).tolist()
+        inv = ~raster.transform
+        c0, r0 = inv @ (minx, maxy)
+        c1, r1 = inv @ (maxx, miny)
+        col_lo = max(math.floor(min(c0, c1)) - 1, 0)
+        col_hi = min(math.ceil(max(c0, c1)) + 1, ncols)
+        row_lo = max(math.floor(min(r0, r1)) - 1, 0)
+        row_hi = min(math.ceil(max(r0, r1)) + 1, nrows)
+        if col_lo >= col_hi or row_lo >= row_hi:
+            return empty
+        mask = features.geometry_mask(
+            [geometry],
+            out_shape=(row_hi - row_lo, col_hi - col_lo),
+            transform=raster.transform @ Affine.translation(col_lo, row_lo),
+            all_touched=True,
+            invert=True,
+        )
+        rr, cc = np.nonzero(mask)
+        rows, cols = rr + row_lo, cc + col_lo
+    values = raster.values[rows, cols]
+    t = raster.transform
+    xs = t.c + t.a * (cols + 0.5) + t.b * (rows + 0.5)
+    ys = t.f + t.d * (cols + 0.5) + t.e * (rows + 0.5)
+    keep = ~np.isnan(values)
+    return values[keep], np.asarray(xs)[keep], np.asarray(ys)[keep]
+
+
+def device_frame(ctx: CheckContext) -> gpd.GeoDataFrame:
+    """Every device with its parcel and highest ground elevation (cached per context).
+
+    Columns added: ``parcel_index`` (positional, -1 when on no parcel), ``parcel_id``
+    (None when on no parcel), ``ground_max_ft`` (``nan`` without a DEM or DEM data).
+    """
+    return ctx.memo("devices.frame", lambda: _device_frame(ctx))
+
+
+def _device_frame(ctx: CheckContext) -> gpd.GeoDataFrame:
+    devices = ctx.proposals.devices.reset_index(drop=True).copy()
+    n = len(devices)
+    geoms = devices.geometry.to_numpy()
+    parcel_index = np.full(n, -1, dtype="int64")
+    parcels = ctx.layers.get("parcels")
+    if parcels is not None and len(parcels) and n:
+        lots = parcels.geometry.to_numpy()
+        tree = shapely.STRtree(lots)
+        d_idx, p_idx = tree.query(geoms, predicate="intersects")
+        # the parcel holding most of the device; for points, the one holding it
+        overlap = shapely.area(shapely.intersection(geoms[d_idx], lots[p_idx]))
+        holds = shapely.intersects(shapely.point_on_surface(geoms[d_idx]), lots[p_idx])
+        order = np.lexsort((p_idx, ~holds, -overlap, d_idx))
+        d_idx, p_idx = d_idx[order], p_idx[order]
+        first = np.r_[True, d_idx[1:] != d_idx[:-1]] if len(d_idx) else np.empty(0, bool)
+        parcel_index[d_idx[first]] = p_idx[first]
+    devices["parcel_index"] = parcel_index
+    if parcels is not None:
+        ids = parcels["parcel_id"].astype(str).to_numpy()
+        devices["parcel_id"] = [ids[i] if i >= 0 else None for i in parcel_index]
+    else:
+        devices["parcel_id"] = None
+    dem = ctx.layers.raster("dem")
+    ground = np.full(n, np.nan)
+    if dem is not None:
+        for i, geom in enumerate(geoms):  # one raster window per device
+            cells = dem.cells_under(geom)
+            if len(cells):
+                ground[i] = float(cells.max())
+    devices["ground_max_ft"] = ground
+    return devices
+
+
+@dataclass(frozen=True, slots=True)
+class Separation:
+    """Worst vertical separation of one device above one limit (groundwater or bedrock).
+
+    ``separation_ft`` is ``nan`` when it cannot be computed; ``reason`` then says why.
+    ``limit_ft`` is the elevation of the limit at the worst place (``nan`` when unknown).
+    """
+
+    separation_ft: float
+    source: str
+    reason: str = ""
+    limit_ft: float = math.nan
+
+
+def vertical_separation(ctx: CheckContext, kind: str) -> list[Separation]:
+    """Worst separation of every device above ``kind`` (cached per context and kind)."""
+    return ctx.memo(f"devices.separation.{kind}", lambda: _vertical(ctx, kind))
+
+
+def _value(row: pd.Series, column: str) -> float:
+    value = row.get(column)
+    if value is None or pd.isna(value):
+        return math.nan
+    return float(value)
+
+
+def _vertical(ctx: CheckContext, kind: str) -> list[Separation]:
+    devices = device_frame(ctx)
+    raster = ctx.layers.raster(kind)
+    dem = ctx.layers.raster("dem")
+    name = RASTER_NAMES[kind]
+    hole_column = TEST_HOLE_COLUMNS[kind]
+    out: list[Separation] = []
+    for _, row in devices.iterrows():
+        bottom = _value(row, "bottom_elevation_ft")
+        depth = _value(row, "depth_ft")
+        if math.isnan(bottom) and math.isnan(depth):
+            out.append(
+                Separation(
+                    math.nan, "", "its bottom is not given (no bottom_elevation_ft or depth_ft)"
+                )
+            )
+            continue
+        hole = _value(row, hole_column)
+        if not math.isnan(hole):
+            out.append(
+                _from_test_hole(row, bottom=bottom, depth=depth, hole=hole, dem=dem, name=name)
+            )
+        elif raster is None:
+            out.append(
+                Separation(
+                    math.nan,
+                    "",
+                    f"no {name} raster and no test-hole elevation ({hole_column}) were provided",
+                )
+            )
+        else:
+            out.append(
+                _from_raster(
+                    row.geometry, bottom=bottom, depth=depth, raster=raster, dem=dem, name=name
+                )
+            )
+    return out
+
+
+def _from_test_hole(
+    row: pd.Series, *, bottom: float, depth: float, hole: float, dem: RasterLayer | None, name: str
+) -> Separation:
+    if math.isnan(bottom):
+        ground = float(row["ground_max_ft"])
+        if dem is not None:
+            cells = dem.cells_under(row.geometry)
+            ground = float(cells.min()) if len(cells) else math.nan
+        if math.isnan(ground):
+            return Separation(
+                math.nan, "test hole", "its bottom is given as a depth and no DEM covers it"
+            )
+        bottom = ground - depth
+    return Separation(bottom - hole, f"test-hole {name} elevation", "", hole)
+
+
+def _from_raster(
+    geometry: shapely.Geometry,
+    *,
+    bottom: float,
+    depth: float,
+    raster: RasterLayer,
+    dem: RasterLayer | None,
+    name: str,
+) -> Separation:
+    values, xs, ys = cells_with_centres(raster, geometry)
+    if len(values) == 0:
+        return Separation(math.nan, "", f"the {name} raster has no data under the device")
+    source = f"{name} raster ({raster.mode})"
+    if raster.mode == RasterMode.DEPTH and math.isnan(bottom):
+        seps = values - depth
+        worst = int(np.argmin(seps))
+        return Separation(float(seps[worst]), source, "", math.nan)
+    ground = dem.sample_xy(xs, ys) if dem is not None else np.full(len(values), np.nan)
+    needs_dem = raster.mode == RasterMode.DEPTH or math.isnan(bottom)
+    if needs_dem and dem is None:
+        return Separation(
+            math.nan, "", f"a DEM is needed to compare the device bottom with the {name} raster"
+        )
+    limit = values if raster.mode == RasterMode.ELEVATION else ground - values
+    bottoms = np.full(len(values), bottom) if not math.isnan(bottom) else ground - depth
+    seps = bottoms - limit
+    ok = ~np.isnan(seps)
+    if not ok.any():
+        return Separation(math.nan, "", "the DEM has no data under the device")
+    seps_ok, limit_ok = seps[ok], limit[ok]
+    worst = int(np.argmin(seps_ok))
+    return Separation(float(seps_ok[worst]), source, "", float(limit_ok[worst]))
