@@ -1,23 +1,186 @@
-"""construction: PLACEHOLDER, being written (see the issue). Each check returns no rows yet."""
+"""construction: duties during construction, SW401-SW403 (one ``required`` row per proposal).
+
+- SW401 (§ 183-9A(2), § 183-12C(4)(a)[4]): inspection reports every seven days and within
+  24 hours of each storm of 0.5 in or more, over the construction period.
+- SW402 (§ 183-10A(1)): 48 hours' notice to the Town before each inspection milestone.
+- SW403 (§ 183-9A(1), § 183-12C(4)(a)[2]): sediment removed from sediment traps and ponds
+  whenever their design capacity has been reduced by 50%.
+
+Rows are written for every proposal with disturbance.  The construction period is the
+proposal's ``construction_start``/``construction_end`` attributes; a missing one is taken from
+the disturbance polygons (earliest ``start_date``, latest ``end_date``).  With neither, SW401
+answers ``review``: the duty still applies, but its dates cannot be listed.  The dated list
+itself is :func:`gis_sw.analysis.calendar.build_calendar` (``gis-sw calendar``).
+"""
 
 from __future__ import annotations
 
-import geopandas as gpd
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
 
+import geopandas as gpd
+import pandas as pd
+
+from gis_sw.analysis.calendar import notice_schedule, weekly_due_dates
 from gis_sw.analysis.context import CheckContext
-from gis_sw.analysis.findings import empty_findings
+from gis_sw.analysis.findings import Outcome, empty_findings, make_findings
+from gis_sw.layers.proposals import Proposals
+
+
+@dataclass(frozen=True, slots=True)
+class ConstructionPeriod:
+    """First and last day of construction and where each came from."""
+
+    start: date
+    end: date
+    source: str
+
+
+def _as_date(value: Any) -> date | None:
+    if value is None or pd.isna(value):
+        return None
+    return pd.Timestamp(value).date()
+
+
+def construction_period(proposals: Proposals, proposal_id: str) -> ConstructionPeriod | None:
+    """The construction period of a proposal (None when neither source gives both ends).
+
+    Attributes ``construction_start``/``construction_end`` win; a missing end is taken from
+    the disturbance polygons' earliest ``start_date`` or latest ``end_date``.  A period whose
+    end is before its start is returned as None too (the caller reports it).
+    """
+    pid = str(proposal_id)
+    attrs = proposals.attributes
+    start = end = None
+    if pid in attrs.index:
+        start = _as_date(attrs.at[pid, "construction_start"])
+        end = _as_date(attrs.at[pid, "construction_end"])
+    sources = ["attributes" if start else "", "attributes" if end else ""]
+    dist = proposals.disturbance
+    rows = dist[dist["proposal_id"].astype(str) == pid]
+    if start is None and rows["start_date"].notna().any():
+        start, sources[0] = _as_date(rows["start_date"].min()), "disturbance dates"
+    if end is None and rows["end_date"].notna().any():
+        end, sources[1] = _as_date(rows["end_date"].max()), "disturbance dates"
+    if start is None or end is None or end < start:
+        return None
+    source = sources[0] if sources[0] == sources[1] else " and ".join(sources)
+    return ConstructionPeriod(start=start, end=end, source=source)
+
+
+def _disturbed_ids(ctx: CheckContext) -> list[str]:
+    dist = ctx.proposals.disturbance
+    return sorted(set(dist["proposal_id"].astype(str)))
 
 
 def check_inspections(ctx: CheckContext) -> gpd.GeoDataFrame:
-    """Not written yet."""
-    return empty_findings(ctx.crs)
+    """SW401: ``required`` with the period and first due date; ``review`` without dates."""
+    ids = _disturbed_ids(ctx)
+    if not ids:
+        return empty_findings(ctx.crs)
+    params = ctx.ruleset.construction
+    outcomes, messages, counts = [], [], []
+    for pid in ids:
+        period = construction_period(ctx.proposals, pid)
+        if period is None:
+            outcomes.append(Outcome.REVIEW)
+            counts.append(float("nan"))
+            messages.append(
+                f"Inspection reports are due every {params.inspection_interval_days} days and "
+                f"within {params.storm_report_within_hours} hours of each storm of "
+                f"{params.storm_threshold_in} in or more, but the proposal gives no valid "
+                "construction period: add construction_start and construction_end (or dates "
+                "on the disturbance polygons) to list the due dates."
+            )
+            continue
+        weekly = weekly_due_dates(
+            period.start, period.end, interval_days=params.inspection_interval_days
+        )
+        first = weekly[0].isoformat() if weekly else "none (period shorter than the interval)"
+        outcomes.append(Outcome.REQUIRED)
+        counts.append(float(len(weekly)))
+        messages.append(
+            f"Inspection reports every {params.inspection_interval_days} days from "
+            f"{period.start.isoformat()} to {period.end.isoformat()} ({period.source}): "
+            f"{len(weekly)} weekly reports, first due {first}; plus one within "
+            f"{params.storm_report_within_hours} hours of each storm of "
+            f"{params.storm_threshold_in} in or more. Reports go to the Stormwater Management "
+            "Officer and the site log book. `gis-sw calendar` lists the dates."
+        )
+    return make_findings(
+        "SW401",
+        ctx.crs,
+        proposal_id=ids,
+        subject_id=ids,
+        outcome=outcomes,
+        message=messages,
+        measured=counts,
+        threshold=float(params.inspection_interval_days),
+        unit="weekly reports",
+        geometry=[ctx.disturbance_union.get(pid) for pid in ids],
+    )
 
 
 def check_notices(ctx: CheckContext) -> gpd.GeoDataFrame:
-    """Not written yet."""
-    return empty_findings(ctx.crs)
+    """SW402: ``required``, listing the milestones; dated when the start is known."""
+    ids = _disturbed_ids(ctx)
+    if not ids:
+        return empty_findings(ctx.crs)
+    params = ctx.ruleset.construction
+    milestones = "; ".join(params.notice_milestones)
+    messages = []
+    for pid in ids:
+        period = construction_period(ctx.proposals, pid)
+        notices = notice_schedule(
+            params.notice_milestones,
+            construction_start=period.start if period else None,
+            notice_hours=params.notice_hours,
+        )
+        first = notices[0] if notices else None
+        when = (
+            f" The first notice is due by {first.due.isoformat()}."
+            if first is not None and first.due is not None
+            else ""
+        )
+        messages.append(
+            f"Notify the Town at least {params.notice_hours} hours before each of: "
+            f"{milestones}.{when}"
+        )
+    return make_findings(
+        "SW402",
+        ctx.crs,
+        proposal_id=ids,
+        subject_id=ids,
+        outcome=Outcome.REQUIRED,
+        message=messages,
+        measured=float("nan"),
+        threshold=float(params.notice_hours),
+        unit="hours",
+        geometry=[ctx.disturbance_union.get(pid) for pid in ids],
+    )
 
 
 def check_sediment_cleanout(ctx: CheckContext) -> gpd.GeoDataFrame:
-    """Not written yet."""
-    return empty_findings(ctx.crs)
+    """SW403: ``required`` for every proposal with disturbance."""
+    ids = _disturbed_ids(ctx)
+    if not ids:
+        return empty_findings(ctx.crs)
+    percent = ctx.ruleset.construction.sediment_cleanout_fraction * 100.0
+    message = (
+        "Remove sediment from sediment traps and sediment ponds whenever their design "
+        f"capacity has been reduced by {percent:.0f}%, and keep every erosion and sediment "
+        "control facility operating and maintained at all times."
+    )
+    return make_findings(
+        "SW403",
+        ctx.crs,
+        proposal_id=ids,
+        subject_id=ids,
+        outcome=Outcome.REQUIRED,
+        message=message,
+        measured=float("nan"),
+        threshold=percent,
+        unit="% of design capacity",
+        geometry=[ctx.disturbance_union.get(pid) for pid in ids],
+    )

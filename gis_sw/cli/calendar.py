@@ -1,0 +1,164 @@
+"""``gis-sw calendar``: inspection and notice calendar of a proposal (CSV and .ics).
+
+    gis-sw calendar PROPOSAL [--rain CSV] [--proposal-id ID] --out DIR [--overwrite]
+
+For each proposal (or only ``--proposal-id``) with a construction period, writes
+``calendar_<id>.csv``, ``calendar_<id>.ics`` and, when the phases are dated,
+``timeline_<id>.png`` into ``--out``.  The rainfall CSV has the columns ``date,inches``
+(one row per day, ISO dates); a bad row is named in the error.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from datetime import date
+from pathlib import Path
+
+import click
+
+from gis_sw.errors import GisSwError, InputFileError, ProposalError
+
+
+class RainfallError(GisSwError, ValueError):
+    """A rainfall CSV cannot be read as ``date,inches``."""
+
+
+def read_rainfall(path: str | Path) -> dict[date, float]:
+    """Daily rainfall from a CSV with the columns ``date`` (YYYY-MM-DD) and ``inches``.
+
+    Raises
+    ------
+    InputFileError
+        If the file does not exist or is not UTF-8 text.
+    RainfallError
+        Naming the row (counted from 1 after the header) for a missing column, a bad date,
+        a value that is not a number of 0 or more, or a date given twice.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise InputFileError(f"rainfall file {path} does not exist. Fix: check --rain.") from None
+    except (UnicodeDecodeError, OSError) as exc:
+        raise InputFileError(f"rainfall file {path} cannot be read as text: {exc}.") from None
+    reader = csv.DictReader(text.splitlines())
+    columns = [c.strip().lower() for c in reader.fieldnames or []]
+    if "date" not in columns or "inches" not in columns:
+        raise RainfallError(
+            f"rainfall file {path} has columns {columns or 'none'}; it needs 'date' and "
+            "'inches'. Fix: give a header line 'date,inches'."
+        )
+    reader.fieldnames = columns
+    rain: dict[date, float] = {}
+    for number, row in enumerate(reader, start=1):
+        where = f"rainfall file {path}, row {number}"
+        raw_day, raw_inches = (row.get("date") or "").strip(), (row.get("inches") or "").strip()
+        try:
+            day = date.fromisoformat(raw_day)
+        except ValueError:
+            raise RainfallError(
+                f"{where}: date {raw_day!r} is not a date. Fix: write it as YYYY-MM-DD."
+            ) from None
+        try:
+            inches = float(raw_inches)
+        except ValueError:
+            inches = math.nan
+        if not math.isfinite(inches) or inches < 0:
+            raise RainfallError(
+                f"{where} ({raw_day}): inches {raw_inches!r} is not a number of 0 or more. "
+                "Fix: give the day's total rainfall in inches (0 for a dry day)."
+            )
+        if day in rain:
+            raise RainfallError(
+                f"{where}: {raw_day} is given twice. Fix: one row per day (the day's total)."
+            )
+        rain[day] = inches
+    return rain
+
+
+@click.command(name="calendar")
+@click.argument("proposal", type=click.Path(path_type=Path))
+@click.option(
+    "--rain",
+    "rain_csv",
+    type=click.Path(path_type=Path),
+    help="Daily rainfall CSV with columns date,inches (adds storm inspections).",
+)
+@click.option("--proposal-id", "proposal_id", help="Only this proposal (default: every one).")
+@click.option("--out", "out_dir", required=True, type=click.Path(path_type=Path))
+@click.option("--overwrite", is_flag=True, help="Replace existing calendar files.")
+@click.option("--ruleset", "ruleset_name", default=None, help="Ruleset name or TOML path.")
+def command(
+    *,
+    proposal: Path,
+    rain_csv: Path | None,
+    proposal_id: str | None,
+    out_dir: Path,
+    overwrite: bool,
+    ruleset_name: str | None,
+) -> None:
+    """Inspection report due dates and 48-hour notices of a proposal, as CSV and .ics."""
+    from gis_sw.analysis.calendar import build_calendar
+    from gis_sw.analysis.construction import construction_period
+    from gis_sw.layers.read import read_proposals
+    from gis_sw.outputs.atomic import check_writable
+    from gis_sw.outputs.calendar import write_calendar
+    from gis_sw.outputs.timeline import write_timeline
+    from gis_sw.ruleset import load_ruleset
+
+    ruleset = load_ruleset(ruleset_name)
+    rainfall = read_rainfall(rain_csv) if rain_csv is not None else None
+    proposals = read_proposals(proposal, ruleset=ruleset)
+    ids = proposals.ids
+    if proposal_id is not None:
+        if str(proposal_id) not in ids:
+            raise ProposalError(
+                f"{proposal}: no proposal {proposal_id!r} (ids: {', '.join(ids) or 'none'}). "
+                "Fix: pass one of those to --proposal-id."
+            )
+        ids = [str(proposal_id)]
+    written = 0
+    for pid in ids:
+        period = construction_period(proposals, pid)
+        if period is None:
+            click.echo(
+                f"{pid}: no construction period (construction_start/construction_end or "
+                "disturbance dates); no calendar written",
+                err=True,
+            )
+            continue
+        cal = build_calendar(
+            period.start, period.end, construction=ruleset.construction, rainfall=rainfall
+        )
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in pid)
+        check_writable(out_dir / f"timeline_{safe}.png", overwrite=overwrite)
+        csv_path, ics_path = write_calendar(out_dir, cal, proposal_id=pid, overwrite=overwrite)
+        png = write_timeline(
+            out_dir / f"timeline_{safe}.png",
+            proposals=proposals,
+            ruleset=ruleset,
+            proposal_id=pid,
+            overwrite=overwrite,
+        )
+        written += 1
+        click.echo(
+            f"{pid}: {period.start.isoformat()} to {period.end.isoformat()} "
+            f"({period.source}): {cal.weekly_count} weekly and {cal.storm_count} storm "
+            f"inspection report(s), {len(cal.inspections)} due date(s)"
+        )
+        if rainfall is not None and cal.rain_days_missing:
+            click.echo(
+                f"{pid}: warning: the rainfall file has no value for {cal.rain_days_missing} "
+                "day(s) of the construction period; storms on those days are not listed",
+                err=True,
+            )
+        for path in (csv_path, ics_path, png):
+            if path is not None:
+                click.echo(f"  wrote {path}")
+    if written == 0:
+        raise ProposalError(
+            f"{proposal}: no proposal has a construction period. Fix: give "
+            "construction_start and construction_end, or start_date and end_date on the "
+            "disturbance polygons."
+        )

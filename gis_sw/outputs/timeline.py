@@ -1,0 +1,96 @@
+"""Timeline chart (PNG): disturbed acres over time, the limit line and the peak marked.
+
+Readable in grey-scale print: the disturbed area is a solid black step line over a light
+grey fill, the limit a dashed line labelled with its value, the peak a black circle with its
+acreage and date written beside it.  Uses matplotlib's object API (no pyplot state), so it is
+safe to call many times in one process.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
+from matplotlib.figure import Figure
+
+from gis_sw.analysis.phasing import Timeline, proposal_timeline
+from gis_sw.layers.proposals import Proposals
+from gis_sw.outputs.atomic import atomic_path
+from gis_sw.ruleset import Ruleset
+
+log = logging.getLogger(__name__)
+
+
+def timeline_figure(timeline: Timeline, *, limit_acres: float, title: str) -> Figure:
+    """A figure of one timeline (6.5 x 3.5 in)."""
+    fig = Figure(figsize=(6.5, 3.5), dpi=150)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    days = np.array(timeline.days, dtype="datetime64[D]")
+    acres = np.asarray(timeline.acres, dtype="float64")
+    # Start from zero the day before the first event so the first rise is drawn.
+    xs = np.concatenate([[days[0] - np.timedelta64(1, "D")], days])
+    ys = np.concatenate([[0.0], acres])
+    ax.fill_between(xs, ys, step="post", color="0.85", linewidth=0)
+    ax.step(xs, ys, where="post", color="black", linewidth=1.6, label="Disturbed area")
+    ax.axhline(limit_acres, color="0.3", linestyle="--", linewidth=1.2)
+    ax.annotate(
+        f"limit {limit_acres:.2f} ac",
+        xy=(0.995, limit_acres),
+        xycoords=("axes fraction", "data"),
+        ha="right",
+        va="bottom",
+        fontsize=8,
+        color="0.2",
+    )
+    best = int(np.argmax(np.round(acres, 6)))
+    ax.plot(days[best : best + 1], acres[best : best + 1], marker="o", color="black", markersize=6)
+    ax.annotate(
+        f"peak {acres[best]:.2f} ac\n{timeline.days[best].isoformat()}",
+        xy=(days[best], acres[best]),
+        xytext=(6, 6),
+        textcoords="offset points",
+        fontsize=8,
+        fontweight="bold",
+    )
+    top = max(float(acres.max()), limit_acres) * 1.2
+    ax.set_ylim(0, top)
+    ax.set_ylabel("Disturbed area (acres)")
+    ax.set_title(title, fontsize=10)
+    locator = AutoDateLocator()
+    ax.xaxis.set_major_locator(locator)
+    ax.xaxis.set_major_formatter(ConciseDateFormatter(locator))
+    ax.grid(axis="y", color="0.9", linewidth=0.6)
+    fig.tight_layout()
+    return fig
+
+
+def write_timeline(
+    path: str | Path,
+    *,
+    proposals: Proposals,
+    ruleset: Ruleset,
+    proposal_id: str,
+    overwrite: bool = True,
+) -> Path | None:
+    """Write the timeline PNG of one proposal; None (nothing written) without dated phases.
+
+    Raises
+    ------
+    OutputError
+        If ``path`` exists and ``overwrite`` is False, or it cannot be written.
+    """
+    timeline = proposal_timeline(proposals, proposal_id)
+    if timeline is None:
+        log.info("proposal %s has no dated disturbance: no timeline chart", proposal_id)
+        return None
+    limit = ruleset.phasing.max_disturbed_acres
+    title = f"Proposal {proposal_id}: disturbed area over time (limit {limit:g} acres)"
+    fig = timeline_figure(timeline, limit_acres=limit, title=title)
+    target = Path(path)
+    with atomic_path(target, overwrite=overwrite) as tmp:
+        fig.savefig(tmp, format="png")
+    return target
