@@ -1,28 +1,271 @@
-"""hydrology: PLACEHOLDER, being written (see the issue). Each check returns no rows yet."""
+"""Design-storm runoff, § 183-12C(2) and § 183-7B(3)(e): rules SW501-SW504.
+
+For each proposal's drainage area (a ``drainage_areas`` polygon with its ``proposal_id`` or
+touching its disturbance; by default the parcels the disturbance touches, with the
+disturbance itself), the runoff of every design storm of the ruleset is computed by TR-55
+before and after the proposal (:mod:`gis_sw.analysis.runoff`).  The figures are screening
+calculations: the design professional owns the design and the Town Engineer reviews it.
+
+- SW501 (info, review when soils or existing impervious layers are missing): the summary.
+- SW502: 25-year runoff volume post against pre; review when post exceeds pre.
+- SW503: 25-year peak discharge (TR-55 graphical method) post against pre; review when up.
+- SW504 (info): NYSDEC water quality volume WQv = P Rv A / 12.
+"""
 
 from __future__ import annotations
 
+import logging
+import math
+
 import geopandas as gpd
+import pandas as pd
+import shapely
 
 from gis_sw.analysis.context import CheckContext
-from gis_sw.analysis.findings import empty_findings
+from gis_sw.analysis.findings import empty_findings, make_findings
+from gis_sw.analysis.runoff.params import HydrologyParams, parse_hydrology
+from gis_sw.analysis.runoff.sheet import calculation_sheet
+from gis_sw.analysis.runoff.site import (
+    DrainageResult,
+    TimeOfConcentration,
+    compute_drainage,
+    dem_time_of_concentration,
+)
+from gis_sw.layers.layerset import LayerSet
+from gis_sw.layers.proposals import Proposals
+from gis_sw.ruleset import Ruleset
+
+logger = logging.getLogger(__name__)
+
+VOLUME_TOLERANCE_CF = 0.5
+PEAK_TOLERANCE_CFS = 0.005
+
+
+def _drainage_areas(
+    ctx: CheckContext, pid: str, dist: shapely.Geometry
+) -> list[tuple[str, shapely.Geometry, float]]:
+    """(drainage id, polygon, tc_min or NaN) for one proposal."""
+    das = ctx.layers.get("drainage_areas")
+    if das is not None and len(das):
+        mine = das[das["proposal_id"].astype("object") == pid]
+        if len(mine) == 0:
+            idx = das.sindex.query(dist, predicate="intersects")
+            mine = das.iloc[idx]
+            mine = mine[shapely.area(shapely.intersection(mine.geometry.to_numpy(), dist)) > 0]
+        if len(mine):
+            return [
+                (str(d), g, float(t))
+                for d, g, t in zip(
+                    mine["drainage_id"],
+                    mine.geometry,
+                    mine["tc_min"].astype("float64"),
+                    strict=True,
+                )
+            ]
+    parcels = ctx.layers.get("parcels")
+    area = dist
+    if parcels is not None and len(parcels):
+        idx = parcels.sindex.query(dist, predicate="intersects")
+        touched = parcels.iloc[idx]
+        overlap = shapely.area(shapely.intersection(touched.geometry.to_numpy(), dist))
+        touched = touched[overlap > 0]
+        if len(touched):
+            area = shapely.union_all([*touched.geometry.to_numpy(), dist])
+    return [(pid, area, float("nan"))]
+
+
+def _tc(
+    ctx: CheckContext, area: shapely.Geometry, tc_min: float, params: HydrologyParams
+) -> TimeOfConcentration:
+    if not math.isnan(tc_min) and tc_min > 0:
+        return TimeOfConcentration(tc_min / 60.0, "given tc_min on drainage_areas")
+    dem = ctx.layers.raster("dem")
+    if dem is not None:
+        p2 = ctx.ruleset.storms.depths_in[params.sheet_flow_p2_storm_yr]
+        found = dem_time_of_concentration(area, dem, params, p2)
+        if found is not None:
+            return found
+    return TimeOfConcentration(params.default_tc_hr, "default")
+
+
+def _compute(ctx: CheckContext) -> list[DrainageResult]:
+    params = parse_hydrology(ctx.ruleset)
+    storms = ctx.ruleset.storms
+    results: list[DrainageResult] = []
+    imp_all = ctx.proposals.impervious
+    for pid, dist in ctx.disturbance_union.items():
+        if dist is None or shapely.is_empty(dist):
+            continue
+        imp = None if imp_all is None else imp_all[imp_all["proposal_id"].astype(str) == pid]
+        for did, area, tc_min in _drainage_areas(ctx, str(pid), dist):
+            result = compute_drainage(
+                str(pid),
+                did,
+                area,
+                params=params,
+                storms_in=storms.depths_in,
+                distribution=storms.distribution,
+                soils=ctx.layers.get("soils"),
+                buildings=ctx.layers.get("buildings"),
+                pavement=ctx.layers.get("pavement"),
+                land_cover=ctx.layers.get("land_cover"),
+                impervious=imp,
+                disturbance=dist,
+                tc=_tc(ctx, area, tc_min, params),
+            )
+            if not ctx.layers.has("buildings") and not ctx.layers.has("pavement"):
+                result = _with_problem(
+                    result,
+                    "neither buildings nor pavement layer provided: existing "
+                    "impervious surfaces unknown",
+                )
+            results.append(result)
+    return results
+
+
+def _with_problem(result: DrainageResult, problem: str) -> DrainageResult:
+    from dataclasses import replace
+
+    return replace(result, problems=(*result.problems, problem))
+
+
+def runoff_results(ctx: CheckContext) -> list[DrainageResult]:
+    """Every drainage area's result, computed once per context."""
+    return ctx.memo("hydrology.results", lambda: _compute(ctx))
+
+
+def calculation_sheet_for(layers: LayerSet, proposals: Proposals, ruleset: Ruleset) -> pd.DataFrame:
+    """The calculation sheet of every proposal (see :mod:`gis_sw.analysis.runoff.sheet`)."""
+    return calculation_sheet(runoff_results(CheckContext(layers, proposals, ruleset)))
 
 
 def check_design_calculations(ctx: CheckContext) -> gpd.GeoDataFrame:
-    """Not written yet."""
-    return empty_findings(ctx.crs)
+    """SW501: the design-storm summary (info), review when soils or needed layers are missing."""
+    results = runoff_results(ctx)
+    if not results:
+        return empty_findings(ctx.crs)
+    year = ctx.ruleset.storms.design_return_period_yr
+    outcomes, messages, measured = [], [], []
+    for r in results:
+        if r.pre is None or r.post is None:
+            outcomes.append("review")
+            messages.append("Design-storm runoff not computed: " + "; ".join(r.problems) + ".")
+            measured.append(float("nan"))
+            continue
+        pre, post = r.pre.storm(year), r.post.storm(year)
+        text = (
+            f"TR-55, {year}-year {ctx.ruleset.storms.distribution} storm "
+            f"P = {pre['p_in']:.2f} in on {r.pre.area_sqft:,.0f} sq ft, Tc {r.tc.tc_hr:.2f} h "
+            f"({r.tc.source}): CN {r.pre.cn_used:.0f} -> {r.post.cn_used:.0f}, "
+            f"Q {pre['q_in']:.2f} -> {post['q_in']:.2f} in, "
+            f"volume {pre['volume_cf']:,.0f} -> {post['volume_cf']:,.0f} cu ft, "
+            f"peak {pre['qp_cfs']:.2f} -> {post['qp_cfs']:.2f} cfs "
+            f"(Rational {pre['qp_rational_cfs']:.2f} -> {post['qp_rational_cfs']:.2f} cfs)."
+        )
+        extra = [*r.problems, *r.notes]
+        if extra:
+            text += " Note: " + "; ".join(extra) + "."
+        outcomes.append("review" if r.problems else "info")
+        messages.append(text)
+        measured.append(post["q_in"])
+    return make_findings(
+        "SW501",
+        ctx.crs,
+        proposal_id=[r.proposal_id for r in results],
+        subject_id=[r.drainage_id for r in results],
+        outcome=outcomes,
+        message=messages,
+        measured=measured,
+        unit="in",
+        geometry=[r.geometry for r in results],
+    )
+
+
+def _compare(
+    ctx: CheckContext, rule_id: str, column: str, *, unit: str, label: str, tol: float
+) -> gpd.GeoDataFrame:
+    results = runoff_results(ctx)
+    if not results:
+        return empty_findings(ctx.crs)
+    year = ctx.ruleset.storms.design_return_period_yr
+    outcomes, messages, measured, threshold = [], [], [], []
+    fmt = ",.0f" if unit == "cu ft" else ".2f"
+    for r in results:
+        if r.pre is None or r.post is None:
+            outcomes.append("review")
+            messages.append(f"{label} not compared: " + "; ".join(r.problems) + ".")
+            measured.append(float("nan"))
+            threshold.append(float("nan"))
+            continue
+        pre, post = r.pre.storm(year)[column], r.post.storm(year)[column]
+        change = post - pre
+        others = ", ".join(
+            f"{int(y)}-yr {a:{fmt}} -> {b:{fmt}}"
+            for y, a, b in zip(
+                r.pre.storms["storm_yr"], r.pre.storms[column], r.post.storms[column], strict=True
+            )
+            if int(y) != year
+        )
+        up = change > tol
+        outcomes.append("review" if up or r.problems else "pass")
+        verb = "exceeds" if up else "does not exceed"
+        messages.append(
+            f"{year}-year post-development {label} {post:{fmt}} {unit} {verb} pre-development "
+            f"{pre:{fmt}} {unit} (change {change:+{fmt}} {unit}); other storms: {others}."
+            + (" " + "; ".join(r.problems) + "." if r.problems else "")
+        )
+        measured.append(change)
+        threshold.append(0.0)
+    return make_findings(
+        rule_id,
+        ctx.crs,
+        proposal_id=[r.proposal_id for r in results],
+        subject_id=[r.drainage_id for r in results],
+        outcome=outcomes,
+        message=messages,
+        measured=measured,
+        threshold=threshold,
+        unit=unit,
+        geometry=[r.geometry for r in results],
+    )
 
 
 def check_runoff_volume(ctx: CheckContext) -> gpd.GeoDataFrame:
-    """Not written yet."""
-    return empty_findings(ctx.crs)
+    """SW502: 25-year runoff volume, post against pre; review when post exceeds pre."""
+    return _compare(
+        ctx, "SW502", "volume_cf", unit="cu ft", label="runoff volume", tol=VOLUME_TOLERANCE_CF
+    )
 
 
 def check_peak_discharge(ctx: CheckContext) -> gpd.GeoDataFrame:
-    """Not written yet."""
-    return empty_findings(ctx.crs)
+    """SW503: 25-year TR-55 peak discharge, post against pre; review when post exceeds pre."""
+    return _compare(
+        ctx, "SW503", "qp_cfs", unit="cfs", label="peak discharge", tol=PEAK_TOLERANCE_CFS
+    )
 
 
 def check_water_quality_volume(ctx: CheckContext) -> gpd.GeoDataFrame:
-    """Not written yet."""
-    return empty_findings(ctx.crs)
+    """SW504: NYSDEC water quality volume WQv = P Rv A / 12 (info)."""
+    results = runoff_results(ctx)
+    if not results:
+        return empty_findings(ctx.crs)
+    messages = []
+    for r in results:
+        area = float(shapely.area(r.geometry))
+        imp_pct = (r.wqv_rv - 0.05) / 0.009
+        messages.append(
+            f"WQv = P Rv A / 12 = {r.wqv_rainfall_in:.2f} in x {r.wqv_rv:.3f} x "
+            f"{area:,.0f} sq ft / 12 = {r.wqv_cf:,.0f} cu ft (post-development impervious "
+            f"{imp_pct:.1f}%, Rv = 0.05 + 0.009 I)."
+        )
+    return make_findings(
+        "SW504",
+        ctx.crs,
+        proposal_id=[r.proposal_id for r in results],
+        subject_id=[r.drainage_id for r in results],
+        outcome="info",
+        message=messages,
+        measured=[r.wqv_cf for r in results],
+        unit="cu ft",
+        geometry=[r.geometry for r in results],
+    )

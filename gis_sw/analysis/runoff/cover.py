@@ -1,0 +1,179 @@
+"""Sub-areas of a drainage area: cover x hydrologic soil group, with their areas.
+
+Cover is decided by priority, each level taking only what the levels above left:
+pre-development: existing buildings, existing pavement, ``land_cover`` polygons, then the
+ruleset's default pervious cover; post-development: the proposal's new impervious
+surfaces first, then the same existing layers, with the disturbed ground that is not new
+impervious turned to the ruleset's ``disturbed_cover`` (lawn) before land cover applies.
+Each cover piece is then split by the ``soils`` layer's hydrologic soil group.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import shapely
+
+from gis_sw.analysis.runoff.params import HydrologyParams
+from gis_sw.analysis.runoff.tr55 import soil_group
+
+SUBAREA_COLUMNS = ("source", "cover", "hsg", "area_sqft", "cn", "c", "impervious")
+
+_MIN_AREA_SQFT = 1e-6
+
+
+@dataclass(frozen=True, slots=True)
+class CoverLevel:
+    """One priority level: where it lies, which cover it gives, and a label for the sheet."""
+
+    source: str
+    cover: str
+    geometry: shapely.Geometry
+
+
+def clip_union(frame: gpd.GeoDataFrame | None, area: shapely.Geometry) -> shapely.Geometry:
+    """Union of a layer's polygons inside ``area`` (an empty polygon when none)."""
+    if frame is None or len(frame) == 0:
+        return shapely.Polygon()
+    idx = frame.sindex.query(area, predicate="intersects")
+    if len(idx) == 0:
+        return shapely.Polygon()
+    parts = shapely.intersection(frame.geometry.to_numpy()[idx], area)
+    return shapely.union_all(parts)
+
+
+def grouped_unions(
+    frame: gpd.GeoDataFrame | None, column: str, area: shapely.Geometry
+) -> dict[str, shapely.Geometry]:
+    """Union, inside ``area``, of a layer's polygons grouped by the text of ``column``."""
+    if frame is None or len(frame) == 0:
+        return {}
+    idx = frame.sindex.query(area, predicate="intersects")
+    if len(idx) == 0:
+        return {}
+    sub = frame.iloc[idx]
+    parts = shapely.intersection(sub.geometry.to_numpy(), area)
+    keys = sub[column].astype("object").where(sub[column].notna(), None).to_numpy()
+    out: dict[str, list[shapely.Geometry]] = {}
+    for key, geom in zip(keys, parts, strict=True):
+        out.setdefault("" if key is None else str(key), []).append(geom)
+    return {k: shapely.union_all(v) for k, v in out.items()}
+
+
+def cover_levels_existing(
+    area: shapely.Geometry,
+    *,
+    buildings: gpd.GeoDataFrame | None,
+    pavement: gpd.GeoDataFrame | None,
+    land_cover: gpd.GeoDataFrame | None,
+    params: HydrologyParams,
+    problems: list[str],
+) -> list[CoverLevel]:
+    """Levels of existing cover, highest priority first (default cover not included)."""
+    imp = params.cover_key("roof") or "impervious"
+    levels = [
+        CoverLevel("existing building", imp, clip_union(buildings, area)),
+        CoverLevel("existing pavement", imp, clip_union(pavement, area)),
+    ]
+    for name, geom in sorted(grouped_unions(land_cover, "cover", area).items()):
+        key = params.cover_key(name)
+        if key is None:
+            problems.append(
+                f"land_cover value {name!r} is not a cover of the ruleset "
+                f"({', '.join(sorted(params.covers))}); counted as {params.default_cover}"
+            )
+            key = params.default_cover
+        levels.append(CoverLevel(f"land cover {name}", key, geom))
+    return levels
+
+
+def cover_levels_new(
+    area: shapely.Geometry,
+    *,
+    impervious: gpd.GeoDataFrame | None,
+    disturbance: shapely.Geometry,
+    params: HydrologyParams,
+) -> tuple[list[CoverLevel], CoverLevel]:
+    """The proposal's new impervious levels, and the disturbed-ground level."""
+    levels: list[CoverLevel] = []
+    if impervious is not None and len(impervious):
+        frame = impervious.assign(
+            surface=impervious["surface"]
+            .astype("object")
+            .where(impervious["surface"].notna(), "default")
+        )
+        for surface, geom in sorted(grouped_unions(frame, "surface", area).items()):
+            key = params.surface_cover.get(surface.lower()) or params.surface_cover.get(
+                "default", "impervious"
+            )
+            levels.append(CoverLevel(f"new {surface}", key, geom))
+    disturbed = CoverLevel(
+        "disturbed, not impervious",
+        params.disturbed_cover,
+        shapely.intersection(disturbance, area),
+    )
+    return levels, disturbed
+
+
+def split_cover(area: shapely.Geometry, levels: list[CoverLevel], default: str) -> list[CoverLevel]:
+    """Pieces of ``area`` by priority: each level keeps what the levels above left."""
+    remaining = area
+    pieces: list[CoverLevel] = []
+    for level in levels:
+        if shapely.is_empty(level.geometry) or shapely.is_empty(remaining):
+            continue
+        piece = shapely.intersection(level.geometry, remaining)
+        if shapely.area(piece) > _MIN_AREA_SQFT:
+            pieces.append(CoverLevel(level.source, level.cover, piece))
+        remaining = shapely.difference(remaining, level.geometry)
+    if not shapely.is_empty(remaining) and shapely.area(remaining) > _MIN_AREA_SQFT:
+        pieces.append(CoverLevel("default pervious cover", default, remaining))
+    return pieces
+
+
+def subareas(
+    pieces: list[CoverLevel],
+    soils: gpd.GeoDataFrame | None,
+    area: shapely.Geometry,
+    params: HydrologyParams,
+) -> pd.DataFrame:
+    """Cover pieces split by soil group and summed: columns :data:`SUBAREA_COLUMNS`.
+
+    ``hsg`` is ``None`` (and ``cn`` NaN) for ground no soil polygon with a group A-D covers.
+    """
+    groups: dict[str, shapely.Geometry] = {}
+    for value, geom in grouped_unions(soils, "hsg", area).items():
+        letter = soil_group(value, dual=params.dual_hsg)
+        if letter is not None:
+            groups[letter] = shapely.union_all([groups.get(letter, shapely.Polygon()), geom])
+    rows: list[tuple[str, str, str | None, float]] = []
+    for piece in pieces:
+        left = piece.geometry
+        for letter in sorted(groups):
+            part_area = float(shapely.area(shapely.intersection(piece.geometry, groups[letter])))
+            if part_area > _MIN_AREA_SQFT:
+                rows.append((piece.source, piece.cover, letter, part_area))
+            left = shapely.difference(left, groups[letter])
+        left_area = float(shapely.area(left))
+        if left_area > _MIN_AREA_SQFT:
+            rows.append((piece.source, piece.cover, None, left_area))
+    frame = pd.DataFrame(rows, columns=["source", "cover", "hsg", "area_sqft"])
+    if len(frame) == 0:
+        return pd.DataFrame({c: pd.Series(dtype="object") for c in SUBAREA_COLUMNS})
+    frame["hsg_key"] = frame["hsg"].fillna("")
+    frame = frame.groupby(["source", "cover", "hsg_key"], sort=False, as_index=False)[
+        ["area_sqft"]
+    ].sum()
+    frame = frame.rename(columns={"hsg_key": "hsg"})
+    frame["hsg"] = frame["hsg"].astype("object").where(frame["hsg"] != "", None)
+    covers = params.covers
+    frame["cn"] = [
+        covers[c].cn[h] if h is not None else np.nan
+        for c, h in zip(frame["cover"], frame["hsg"], strict=True)
+    ]
+    frame["c"] = [covers[c].c for c in frame["cover"]]
+    frame["impervious"] = [covers[c].impervious for c in frame["cover"]]
+    return frame.loc[:, list(SUBAREA_COLUMNS)].reset_index(drop=True)

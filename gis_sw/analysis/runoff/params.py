@@ -1,0 +1,264 @@
+"""The ruleset's ``[hydrology]`` section, parsed and checked once.
+
+Every number of the runoff calculations (curve numbers, coefficients, default cover,
+90% rainfall depth) lives in the ruleset; this module turns the raw TOML mapping into
+:class:`HydrologyParams` and raises :class:`~gis_sw.errors.RulesetError` listing every
+problem at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from gis_sw.errors import RulesetError
+from gis_sw.ruleset import Ruleset
+
+HSG_ORDER = ("A", "B", "C", "D")
+
+
+@dataclass(frozen=True, slots=True)
+class Cover:
+    """One cover type: curve numbers by soil group, impervious flag, Rational C."""
+
+    key: str
+    label: str
+    cn: Mapping[str, float]
+    impervious: bool
+    c: float
+
+
+@dataclass(frozen=True, slots=True)
+class UnitPeakTable:
+    """TR-55 Table F-1 rows for one rainfall distribution."""
+
+    ia_p: tuple[float, ...]
+    c0: tuple[float, ...]
+    c1: tuple[float, ...]
+    c2: tuple[float, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MassCurve:
+    """Coefficients of P(t)/P24 = a + ((t-b)/c) (d / (e|t-b| + f))^g."""
+
+    a: float
+    b: float
+    c: float
+    d: float
+    e: float
+    f: float
+    g: float
+
+
+@dataclass(frozen=True, slots=True)
+class HydrologyParams:
+    """Everything the runoff calculations take from the ruleset."""
+
+    covers: Mapping[str, Cover]
+    aliases: Mapping[str, str]
+    surface_cover: Mapping[str, str]
+    dual_hsg: str
+    default_cover: str
+    disturbed_cover: str
+    round_composite_cn: bool
+    wqv_rainfall_in: float
+    sheet_flow_n: float
+    sheet_flow_max_ft: float
+    sheet_flow_p2_storm_yr: int
+    shallow_flow_surface: str
+    shallow_flow_k: Mapping[str, float]
+    min_tc_hr: float
+    max_tc_hr: float
+    default_tc_hr: float
+    min_slope_ft_ft: float
+    pond_swamp_factor: float
+    unit_peak: Mapping[str, UnitPeakTable]
+    mass_curve: MassCurve
+
+    def cover_key(self, name: object) -> str | None:
+        """The cover key for a land-cover or alias name, None when unknown."""
+        if name is None:
+            return None
+        text = str(name).strip().lower()
+        if text in self.covers:
+            return text
+        return self.aliases.get(text)
+
+
+def _num(table: Mapping[str, Any], key: str, problems: list[str], where: str) -> float:
+    value = table.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        problems.append(f"[{where}] {key} = {value!r} should be a number")
+        return float("nan")
+    return float(value)
+
+
+def _numbers(value: Any, n: int | None, what: str, problems: list[str]) -> tuple[float, ...]:
+    if not isinstance(value, list) or not all(
+        isinstance(v, int | float) and not isinstance(v, bool) for v in value
+    ):
+        problems.append(f"{what} = {value!r} should be a list of numbers")
+        return ()
+    if n is not None and len(value) != n:
+        problems.append(f"{what} has {len(value)} values, expected {n}")
+        return ()
+    return tuple(float(v) for v in value)
+
+
+def parse_hydrology(ruleset: Ruleset) -> HydrologyParams:
+    """Parse ``ruleset.section("hydrology")``.
+
+    Raises
+    ------
+    RulesetError
+        Naming every missing or malformed key of ``[hydrology]`` and its sub-tables.
+    """
+    raw = ruleset.section("hydrology")
+    problems: list[str] = []
+    if not raw:
+        raise RulesetError(
+            f"ruleset {ruleset.source or ruleset.name} has no [hydrology] section. "
+            "Fix: copy it from gis_sw/rulesets/mount_pleasant_ny.toml."
+        )
+    where = "hydrology"
+    covers: dict[str, Cover] = {}
+    raw_covers = raw.get("covers")
+    if not isinstance(raw_covers, Mapping) or not raw_covers:
+        problems.append("[hydrology.covers] is missing or empty")
+    else:
+        for key, table in raw_covers.items():
+            w = f"hydrology.covers.{key}"
+            if not isinstance(table, Mapping):
+                problems.append(f"[{w}] should be a table")
+                continue
+            cns = _numbers(table.get("cn"), 4, f"[{w}] cn", problems)
+            if cns and not all(0 < v <= 100 for v in cns):
+                problems.append(f"[{w}] cn = {list(cns)} should lie in (0, 100]")
+            imp = table.get("impervious", False)
+            if not isinstance(imp, bool):
+                problems.append(f"[{w}] impervious = {imp!r} should be true or false")
+            c = _num(table, "c", problems, w)
+            if cns:
+                covers[str(key)] = Cover(
+                    key=str(key),
+                    label=str(table.get("label", key)),
+                    cn=MappingProxyType(dict(zip(HSG_ORDER, cns, strict=True))),
+                    impervious=bool(imp),
+                    c=c,
+                )
+
+    def mapping(name: str) -> dict[str, str]:
+        table = raw.get(name, {})
+        if not isinstance(table, Mapping) or not all(isinstance(v, str) for v in table.values()):
+            problems.append(f"[hydrology.{name}] should be a table of strings")
+            return {}
+        for k, v in table.items():
+            if covers and v not in covers:
+                problems.append(f"[hydrology.{name}] {k} = {v!r} is not a cover in covers")
+        return {str(k).lower(): str(v) for k, v in table.items()}
+
+    aliases = mapping("cover_aliases")
+    surface_cover = mapping("surface_cover")
+    for key in ("default_cover", "disturbed_cover"):
+        if covers and raw.get(key) not in covers:
+            problems.append(
+                f"[hydrology] {key} = {raw.get(key)!r} should name a cover in [hydrology.covers]"
+            )
+    dual = raw.get("dual_hsg")
+    if dual not in ("undrained", "drained"):
+        problems.append(f'[hydrology] dual_hsg = {dual!r} should be "undrained" or "drained"')
+    round_cn = raw.get("round_composite_cn", True)
+    if not isinstance(round_cn, bool):
+        problems.append(f"[hydrology] round_composite_cn = {round_cn!r} should be true or false")
+    nums = {
+        k: _num(raw, k, problems, where)
+        for k in (
+            "wqv_rainfall_in",
+            "sheet_flow_n",
+            "sheet_flow_max_ft",
+            "min_tc_hr",
+            "max_tc_hr",
+            "default_tc_hr",
+            "min_slope_ft_ft",
+            "pond_swamp_factor",
+        )
+    }
+    p2_yr = raw.get("sheet_flow_p2_storm_yr")
+    if not isinstance(p2_yr, int) or p2_yr not in ruleset.storms.depths_in:
+        problems.append(
+            f"[hydrology] sheet_flow_p2_storm_yr = {p2_yr!r} should be a return period listed "
+            "in [storms] depths_in"
+        )
+    k_raw = raw.get("shallow_flow_k", {})
+    shallow_k: dict[str, float] = {}
+    if isinstance(k_raw, Mapping):
+        for k, v in k_raw.items():
+            if isinstance(v, int | float) and not isinstance(v, bool) and v > 0:
+                shallow_k[str(k)] = float(v)
+            else:
+                problems.append(f"[hydrology.shallow_flow_k] {k} = {v!r} should be above 0")
+    surface = raw.get("shallow_flow_surface")
+    if surface not in shallow_k:
+        problems.append(
+            f"[hydrology] shallow_flow_surface = {surface!r} should be one of {sorted(shallow_k)}"
+        )
+    unit_peak: dict[str, UnitPeakTable] = {}
+    up_raw = raw.get("unit_peak", {})
+    if isinstance(up_raw, Mapping):
+        for dist, table in up_raw.items():
+            w = f'[hydrology.unit_peak."{dist}"]'
+            if not isinstance(table, Mapping):
+                problems.append(f"{w} should be a table")
+                continue
+            ia_p = _numbers(table.get("ia_p"), None, f"{w} ia_p", problems)
+            cols = [
+                _numbers(table.get(c), len(ia_p), f"{w} {c}", problems) for c in ("c0", "c1", "c2")
+            ]
+            if ia_p and list(ia_p) != sorted(ia_p):
+                problems.append(f"{w} ia_p should increase")
+            if ia_p and all(cols):
+                unit_peak[str(dist)] = UnitPeakTable(ia_p, cols[0], cols[1], cols[2])
+    if ruleset.storms.distribution not in unit_peak:
+        problems.append(
+            f"[hydrology.unit_peak] has no table for [storms] distribution = "
+            f'"{ruleset.storms.distribution}"'
+        )
+    mc_raw = raw.get("rational_distribution", {})
+    mc_vals: dict[str, float] = {}
+    if not isinstance(mc_raw, Mapping):
+        problems.append("[hydrology.rational_distribution] should be a table")
+    else:
+        mc_vals = {
+            k: _num(mc_raw, k, problems, "hydrology.rational_distribution") for k in "abcdefg"
+        }
+    if problems:
+        raise RulesetError(
+            f"ruleset {ruleset.source or ruleset.name} has {len(problems)} problem(s) in "
+            f"[hydrology]: " + "; ".join(problems) + ". Fix: compare with "
+            "gis_sw/rulesets/mount_pleasant_ny.toml."
+        )
+    return HydrologyParams(
+        covers=MappingProxyType(covers),
+        aliases=MappingProxyType(aliases),
+        surface_cover=MappingProxyType(surface_cover),
+        dual_hsg=str(dual),
+        default_cover=str(raw["default_cover"]),
+        disturbed_cover=str(raw["disturbed_cover"]),
+        round_composite_cn=bool(round_cn),
+        wqv_rainfall_in=nums["wqv_rainfall_in"],
+        sheet_flow_n=nums["sheet_flow_n"],
+        sheet_flow_max_ft=nums["sheet_flow_max_ft"],
+        sheet_flow_p2_storm_yr=int(p2_yr),  # type: ignore[arg-type]
+        shallow_flow_surface=str(surface),
+        shallow_flow_k=MappingProxyType(shallow_k),
+        min_tc_hr=nums["min_tc_hr"],
+        max_tc_hr=nums["max_tc_hr"],
+        default_tc_hr=nums["default_tc_hr"],
+        min_slope_ft_ft=nums["min_slope_ft_ft"],
+        pond_swamp_factor=nums["pond_swamp_factor"],
+        unit_peak=MappingProxyType(unit_peak),
+        mass_curve=MassCurve(**mc_vals),
+    )

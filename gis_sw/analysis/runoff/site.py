@@ -1,0 +1,292 @@
+"""One drainage area's runoff calculation, pre- against post-development.
+
+:func:`compute_drainage` takes plain geometries and frames (no LayerSet), so tests can build
+a lot by hand; :func:`gis_sw.analysis.hydrology.runoff_results` feeds it from the layers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import shapely
+
+from gis_sw.analysis.runoff import rational, tr55
+from gis_sw.analysis.runoff.cover import (
+    cover_levels_existing,
+    cover_levels_new,
+    split_cover,
+    subareas,
+)
+from gis_sw.analysis.runoff.params import HydrologyParams
+from gis_sw.layers.raster import RasterLayer
+from gis_sw.units import SQFT_PER_ACRE
+
+STORM_COLUMNS = (
+    "storm_yr",
+    "p_in",
+    "cn",
+    "s_in",
+    "ia_in",
+    "ia_p",
+    "q_in",
+    "volume_cf",
+    "tc_hr",
+    "qu_csm_in",
+    "qp_cfs",
+    "c",
+    "i_in_hr",
+    "qp_rational_cfs",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TimeOfConcentration:
+    """Tc with where it came from and, for a DEM path, its segments and line."""
+
+    tc_hr: float
+    source: str
+    segments: tuple[tr55.FlowSegment, ...] = ()
+    path: shapely.Geometry | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """Pre- or post-development figures of one drainage area."""
+
+    name: str
+    subareas: pd.DataFrame
+    area_sqft: float
+    mapped_area_sqft: float
+    impervious_sqft: float
+    cn_weighted: float
+    cn_used: float
+    c_weighted: float
+    storms: pd.DataFrame
+
+    @property
+    def impervious_percent(self) -> float:
+        return 100.0 * self.impervious_sqft / self.area_sqft if self.area_sqft > 0 else math.nan
+
+    def storm(self, year: int) -> Mapping[str, float]:
+        """The row of :attr:`storms` for one return period."""
+        rows = self.storms[self.storms["storm_yr"] == year]
+        return {str(k): float(v) for k, v in rows.iloc[0].items()} if len(rows) else {}
+
+
+@dataclass(frozen=True, slots=True)
+class DrainageResult:
+    """Everything computed for one drainage area of one proposal."""
+
+    proposal_id: str
+    drainage_id: str
+    geometry: shapely.Geometry
+    tc: TimeOfConcentration
+    pre: Scenario | None
+    post: Scenario | None
+    wqv_rainfall_in: float
+    wqv_rv: float
+    wqv_cf: float
+    problems: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...] = field(default=())
+
+
+def dem_time_of_concentration(
+    area: shapely.Geometry, dem: RasterLayer, params: HydrologyParams, p2_in: float
+) -> TimeOfConcentration | None:
+    """Tc along the straight line from the highest to the lowest DEM cell inside ``area``.
+
+    A screening stand-in for the hydraulically most distant flow path: first
+    ``sheet_flow_max_ft`` as sheet flow, the rest shallow concentrated flow, at the line's
+    average slope (floored at ``min_slope_ft_ft``).  None when fewer than two cells fall
+    inside the area.
+    """
+    minx, miny, maxx, maxy = shapely.bounds(area).tolist()
+    inv = ~dem.transform
+    c0, r0 = inv * (minx, maxy)
+    c1, r1 = inv * (maxx, miny)
+    nrows, ncols = dem.shape
+    col_lo, col_hi = max(math.floor(min(c0, c1)), 0), min(math.ceil(max(c0, c1)), ncols)
+    row_lo, row_hi = max(math.floor(min(r0, r1)), 0), min(math.ceil(max(r0, r1)), nrows)
+    cols = np.arange(col_lo, col_hi)
+    rows = np.arange(row_lo, row_hi)
+    if len(cols) == 0 or len(rows) == 0:
+        return None
+    cc, rr = np.meshgrid(cols, rows)
+    a, b, c, d, e, f = dem.transform[:6]
+    xs = a * (cc.ravel() + 0.5) + b * (rr.ravel() + 0.5) + c
+    ys = d * (cc.ravel() + 0.5) + e * (rr.ravel() + 0.5) + f
+    values = dem.values[rr.ravel(), cc.ravel()]
+    inside = shapely.contains_xy(area, xs, ys) & ~np.isnan(values)
+    if inside.sum() < 2:
+        return None
+    xs, ys, values = xs[inside], ys[inside], values[inside]
+    hi, lo = int(np.argmax(values)), int(np.argmin(values))
+    length = float(math.hypot(xs[hi] - xs[lo], ys[hi] - ys[lo]))
+    if length <= 0:
+        return None
+    slope = max((float(values[hi]) - float(values[lo])) / length, params.min_slope_ft_ft)
+    segments = tr55.flow_path_segments(
+        length,
+        slope,
+        sheet_n=params.sheet_flow_n,
+        sheet_max_ft=params.sheet_flow_max_ft,
+        p2_in=p2_in,
+        shallow_k=params.shallow_flow_k[params.shallow_flow_surface],
+    )
+    tc = sum(s.travel_time_hr for s in segments)
+    path = shapely.LineString([(xs[hi], ys[hi]), (xs[lo], ys[lo])])
+    return TimeOfConcentration(
+        tc, "DEM: highest to lowest cell, sheet then shallow concentrated flow", segments, path
+    )
+
+
+def scenario_figures(
+    name: str,
+    table: pd.DataFrame,
+    area_sqft: float,
+    *,
+    storms_in: Mapping[int, float],
+    tc_hr: float,
+    params: HydrologyParams,
+    distribution: str,
+) -> Scenario:
+    """Composite CN and C, then S, Ia, Ia/P, Q, volume, qu, qp and Rational Q per storm."""
+    mapped = table[table["hsg"].notna()]
+    mapped_area = float(mapped["area_sqft"].sum())
+    imp_area = float(table.loc[table["impervious"].astype(bool), "area_sqft"].sum())
+    cn_w = (
+        tr55.weighted_cn(mapped["cn"].tolist(), mapped["area_sqft"].tolist())
+        if mapped_area > 0
+        else math.nan
+    )
+    cn_used = (
+        tr55.round_half_up(cn_w) if params.round_composite_cn and not math.isnan(cn_w) else cn_w
+    )
+    c_w = float((table["c"] * table["area_sqft"]).sum() / area_sqft) if area_sqft > 0 else math.nan
+    tc_used = min(max(tc_hr, params.min_tc_hr), params.max_tc_hr)
+    area_sqmi = area_sqft / tr55.SQFT_PER_SQMI
+    i_rows = []
+    for year, p_in in storms_in.items():
+        row: dict[str, float] = {"storm_yr": year, "p_in": p_in, "cn": cn_used, "tc_hr": tc_used}
+        if not math.isnan(cn_used):
+            s = tr55.potential_retention_in(cn_used)
+            q = tr55.runoff_depth_in(p_in, cn_used)
+            up = tr55.unit_peak_discharge(
+                tc_used,
+                0.2 * s / p_in,
+                params.unit_peak[distribution],
+                min_tc_hr=params.min_tc_hr,
+                max_tc_hr=params.max_tc_hr,
+            )
+            row |= {
+                "s_in": s,
+                "ia_in": 0.2 * s,
+                "ia_p": 0.2 * s / p_in,
+                "q_in": q,
+                "volume_cf": q / 12.0 * area_sqft,
+                "qu_csm_in": up.qu_csm_in,
+                "qp_cfs": tr55.peak_discharge_cfs(
+                    up.qu_csm_in, area_sqmi, q, params.pond_swamp_factor
+                ),
+            }
+        i = rational.intensity_in_hr(p_in, tc_used, params.mass_curve)
+        row |= {
+            "c": c_w,
+            "i_in_hr": i,
+            "qp_rational_cfs": rational.rational_peak_cfs(c_w, i, area_sqft / SQFT_PER_ACRE),
+        }
+        i_rows.append(row)
+    storms = pd.DataFrame(i_rows).reindex(columns=list(STORM_COLUMNS)).astype("float64")
+    storms["storm_yr"] = storms["storm_yr"].astype("int64")
+    return Scenario(name, table, area_sqft, mapped_area, imp_area, cn_w, cn_used, c_w, storms)
+
+
+def compute_drainage(
+    proposal_id: str,
+    drainage_id: str,
+    area: shapely.Geometry,
+    *,
+    params: HydrologyParams,
+    storms_in: Mapping[int, float],
+    distribution: str,
+    soils: gpd.GeoDataFrame | None,
+    buildings: gpd.GeoDataFrame | None,
+    pavement: gpd.GeoDataFrame | None,
+    land_cover: gpd.GeoDataFrame | None,
+    impervious: gpd.GeoDataFrame | None,
+    disturbance: shapely.Geometry,
+    tc: TimeOfConcentration,
+) -> DrainageResult:
+    """Pre- and post-development runoff of one drainage area.
+
+    ``problems`` lists what makes the result a ``review`` (missing soils, unmapped ground,
+    unknown cover names); ``notes`` what the reader should know (defaults used).
+    """
+    problems: list[str] = []
+    notes: list[str] = []
+    area_sqft = float(shapely.area(area))
+    existing = cover_levels_existing(
+        area,
+        buildings=buildings,
+        pavement=pavement,
+        land_cover=land_cover,
+        params=params,
+        problems=problems,
+    )
+    new_levels, disturbed = cover_levels_new(
+        area, impervious=impervious, disturbance=disturbance, params=params
+    )
+    existing_imp = existing[:2]
+    land = existing[2:]
+    pre_pieces = split_cover(area, existing, params.default_cover)
+    post_pieces = split_cover(
+        area, [*new_levels, *existing_imp, disturbed, *land], params.default_cover
+    )
+    pre_table = subareas(pre_pieces, soils, area, params)
+    post_table = subareas(post_pieces, soils, area, params)
+    if land_cover is None:
+        notes.append(f"no land_cover layer: pervious ground counted as {params.default_cover}")
+    if tc.source == "default":
+        notes.append(f"Tc {tc.tc_hr:.2f} h is the ruleset default (no DEM or tc_min)")
+    pre: Scenario | None = None
+    post: Scenario | None = None
+    if soils is None:
+        problems.append("soils layer not provided: curve numbers cannot be chosen")
+    else:
+        unmapped = float(pre_table.loc[pre_table["hsg"].isna(), "area_sqft"].sum())
+        if unmapped > 0.5:
+            problems.append(
+                f"{unmapped:,.0f} sq ft of the drainage area has no soil group A-D in the "
+                "soils layer; CN weighted over the mapped part only"
+            )
+        if unmapped < area_sqft:
+            kw = {
+                "storms_in": storms_in,
+                "tc_hr": tc.tc_hr,
+                "params": params,
+                "distribution": distribution,
+            }
+            pre = scenario_figures("pre", pre_table, area_sqft, **kw)  # type: ignore[arg-type]
+            post = scenario_figures("post", post_table, area_sqft, **kw)  # type: ignore[arg-type]
+    imp_post = float(post_table.loc[post_table["impervious"].astype(bool), "area_sqft"].sum())
+    imp_pct = 100.0 * imp_post / area_sqft if area_sqft > 0 else 0.0
+    rv = rational.volumetric_runoff_coefficient(imp_pct)
+    wqv = rational.water_quality_volume_cf(params.wqv_rainfall_in, imp_pct, area_sqft)
+    return DrainageResult(
+        proposal_id=proposal_id,
+        drainage_id=drainage_id,
+        geometry=area,
+        tc=tc,
+        pre=pre,
+        post=post,
+        wqv_rainfall_in=params.wqv_rainfall_in,
+        wqv_rv=rv,
+        wqv_cf=wqv,
+        problems=tuple(problems),
+        notes=tuple(notes),
+    )
