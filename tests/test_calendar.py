@@ -312,7 +312,7 @@ def test_write_calendar_atomic_and_refuses_to_overwrite(ruleset: Ruleset, tmp_pa
     assert ics_path.read_bytes().startswith(b"BEGIN:VCALENDAR\r\n")
     table = list(csv.DictReader(io.StringIO(csv_path.read_text(encoding="utf-8"))))
     assert table[0]["date"] == "2026-03-30"
-    assert table[3]["description"].startswith("Seven-day")
+    assert table[3]["description"].startswith("7-day erosion")
     with pytest.raises(OutputError, match="--overwrite"):
         write_calendar(tmp_path, cal, proposal_id="P 1")
     write_calendar(tmp_path, cal, proposal_id="P 1", overwrite=True)

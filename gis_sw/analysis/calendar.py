@@ -48,12 +48,16 @@ class InspectionDue:
         Storm days (rain at or above the threshold) the report answers, oldest first.
     rain_in
         Rainfall of each storm day, inches.
+    interval_days, within_hours
+        The ruleset's weekly interval and storm report delay (for the description).
     """
 
     due: date
     weekly: bool
     storm_days: tuple[date, ...] = ()
     rain_in: tuple[float, ...] = ()
+    interval_days: int = 7
+    within_hours: int = 24
 
     @property
     def kind(self) -> str:
@@ -66,9 +70,12 @@ class InspectionDue:
         """A sentence for a calendar entry."""
         parts = []
         if self.weekly:
-            parts.append("seven-day erosion and sediment control inspection report")
+            parts.append(f"{self.interval_days}-day erosion and sediment control inspection report")
         for day, rain in zip(self.storm_days, self.rain_in, strict=True):
-            parts.append(f"report within 24 hours of the {rain:.2f} in storm of {day.isoformat()}")
+            parts.append(
+                f"report within {self.within_hours} hours of the {rain:.2f} in storm of "
+                f"{day.isoformat()}"
+            )
         return "; ".join(parts).capitalize() + "."
 
 
@@ -178,7 +185,14 @@ def inspection_schedule(
         is_weekly, days, rains = entries.get(day + lag, (False, [], []))
         entries[day + lag] = (is_weekly, [*days, day], [*rains, rain])
     return tuple(
-        InspectionDue(due=d, weekly=w, storm_days=tuple(s), rain_in=tuple(r))
+        InspectionDue(
+            due=d,
+            weekly=w,
+            storm_days=tuple(s),
+            rain_in=tuple(r),
+            interval_days=interval_days,
+            within_hours=storm_within_hours,
+        )
         for d, (w, s, r) in sorted(entries.items())
     )
 
