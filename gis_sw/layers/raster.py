@@ -58,8 +58,8 @@ class RasterLayer:
     def bounds(self) -> tuple[float, float, float, float]:
         """(minx, miny, maxx, maxy) in the working CRS."""
         rows, cols = self.shape
-        x0, y0 = self.transform * (0, 0)
-        x1, y1 = self.transform * (cols, rows)
+        x0, y0 = self.transform @ (0, 0)
+        x1, y1 = self.transform @ (cols, rows)
         return (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
 
     @property
@@ -71,7 +71,7 @@ class RasterLayer:
         x = np.asarray(x, dtype="float64")
         y = np.asarray(y, dtype="float64")
         inv = ~self.transform
-        cols, rows = inv * (x, y)
+        cols, rows = inv @ (x, y)
         cols = np.floor(np.asarray(cols)).astype("int64")
         rows = np.floor(np.asarray(rows)).astype("int64")
         nrows, ncols = self.shape
@@ -93,8 +93,8 @@ class RasterLayer:
             return value[~np.isnan(value)]
         minx, miny, maxx, maxy = shapely.bounds(geometry).tolist()
         inv = ~self.transform
-        c0, r0 = inv * (minx, maxy)
-        c1, r1 = inv * (maxx, miny)
+        c0, r0 = inv @ (minx, maxy)
+        c1, r1 = inv @ (maxx, miny)
         nrows, ncols = self.shape
         col_lo = max(int(np.floor(min(c0, c1))) - 1, 0)
         col_hi = min(int(np.ceil(max(c0, c1))) + 1, ncols)
@@ -103,7 +103,7 @@ class RasterLayer:
         if col_lo >= col_hi or row_lo >= row_hi:
             return np.empty(0)
         window = self.values[row_lo:row_hi, col_lo:col_hi]
-        win_transform = self.transform * Affine.translation(col_lo, row_lo)
+        win_transform = self.transform @ Affine.translation(col_lo, row_lo)
         mask = features.geometry_mask(
             [geometry],
             out_shape=window.shape,
