@@ -114,8 +114,17 @@ def test_rain_days_missing_warning(proposal_file: Path, tmp_path: Path) -> None:
         ("date,inches\n2026-04-01,0\n04/02/2026,0.3\n", "row 2: date '04/02/2026'"),
         ("date,inches\n2026-04-01,0\n2026-04-01,0.3\n", "row 2: 2026-04-01 is given twice"),
         ("day,rain\n2026-04-01,0\n", "needs 'date' and 'inches'"),
+        ("date,inches\n2026-04-01,0\n2026-04-02,0,75\n", "row 2 (2026-04-02): more values"),
     ],
-    ids=["not-a-number", "negative", "empty", "bad-date", "duplicate-day", "wrong-header"],
+    ids=[
+        "not-a-number",
+        "negative",
+        "empty",
+        "bad-date",
+        "duplicate-day",
+        "wrong-header",
+        "decimal-comma",
+    ],
 )
 def test_bad_rainfall_rows_are_named(tmp_path: Path, text: str, message: str) -> None:
     path = write_rain(tmp_path, text)

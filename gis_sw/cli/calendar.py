@@ -54,6 +54,13 @@ def read_rainfall(path: str | Path) -> dict[date, float]:
     for number, row in enumerate(reader, start=1):
         where = f"rainfall file {path}, row {number}"
         raw_day, raw_inches = (row.get("date") or "").strip(), (row.get("inches") or "").strip()
+        extra = row.get(None)  # values beyond the header (restkey None)
+        if extra:
+            raise RainfallError(
+                f"{where} ({raw_day}): more values than columns ({len(columns) + len(extra)} "
+                f"for {len(columns)}); a decimal comma? Fix: write inches with a decimal point "
+                "(0.75), or quote the value."
+            )
         try:
             day = date.fromisoformat(raw_day)
         except ValueError:
@@ -103,7 +110,7 @@ def command(
     from gis_sw.analysis.construction import construction_period
     from gis_sw.layers.read import read_proposals
     from gis_sw.outputs.atomic import check_writable
-    from gis_sw.outputs.calendar import write_calendar
+    from gis_sw.outputs.calendar import calendar_paths, write_calendar
     from gis_sw.outputs.timeline import write_timeline
     from gis_sw.ruleset import load_ruleset
 
@@ -131,11 +138,12 @@ def command(
         cal = build_calendar(
             period.start, period.end, construction=ruleset.construction, rainfall=rainfall
         )
-        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in pid)
-        check_writable(out_dir / f"timeline_{safe}.png", overwrite=overwrite)
-        csv_path, ics_path = write_calendar(out_dir, cal, proposal_id=pid, overwrite=overwrite)
+        csv_path, ics_path, png_path = calendar_paths(out_dir, pid)
+        for path in (csv_path, ics_path, png_path):
+            check_writable(path, overwrite=overwrite)
+        write_calendar(out_dir, cal, proposal_id=pid, overwrite=overwrite)
         png = write_timeline(
-            out_dir / f"timeline_{safe}.png",
+            png_path,
             proposals=proposals,
             ruleset=ruleset,
             proposal_id=pid,
@@ -153,9 +161,9 @@ def command(
                 "day(s) of the construction period; storms on those days are not listed",
                 err=True,
             )
-        for path in (csv_path, ics_path, png):
-            if path is not None:
-                click.echo(f"  wrote {path}")
+        for wrote in (csv_path, ics_path, png):
+            if wrote is not None:
+                click.echo(f"  wrote {wrote}")
     if written == 0:
         raise ProposalError(
             f"{proposal}: no proposal has a construction period. Fix: give "

@@ -166,6 +166,20 @@ def ics_bytes(
     return b"".join(fold_line(line) for line in lines)
 
 
+def calendar_paths(folder: str | Path, proposal_id: str) -> tuple[Path, Path, Path]:
+    """``calendar_<id>.csv``, ``calendar_<id>.ics`` and ``timeline_<id>.png`` in ``folder``.
+
+    Characters other than letters, digits, ``-``, ``_`` and ``.`` in the id become ``_``.
+    """
+    folder = Path(folder)
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in str(proposal_id))
+    return (
+        folder / f"calendar_{safe}.csv",
+        folder / f"calendar_{safe}.ics",
+        folder / f"timeline_{safe}.png",
+    )
+
+
 def write_calendar(
     folder: str | Path,
     calendar: ConstructionCalendar,
@@ -182,9 +196,7 @@ def write_calendar(
     OutputError
         If a file exists and ``overwrite`` is False, or the folder is not writable.
     """
-    folder = Path(folder)
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in str(proposal_id))
-    csv_path, ics_path = folder / f"calendar_{safe}.csv", folder / f"calendar_{safe}.ics"
+    csv_path, ics_path, _ = calendar_paths(folder, proposal_id)
     for path in (csv_path, ics_path):
         check_writable(path, overwrite=overwrite)
     rows = calendar_rows(calendar, proposal_id=str(proposal_id))
