@@ -107,8 +107,8 @@ def dem_time_of_concentration(
     """
     minx, miny, maxx, maxy = shapely.bounds(area).tolist()
     inv = ~dem.transform
-    c0, r0 = inv * (minx, maxy)
-    c1, r1 = inv * (maxx, miny)
+    c0, r0 = inv @ (minx, maxy)
+    c1, r1 = inv @ (maxx, miny)
     nrows, ncols = dem.shape
     col_lo, col_hi = max(math.floor(min(c0, c1)), 0), min(math.ceil(max(c0, c1)), ncols)
     row_lo, row_hi = max(math.floor(min(r0, r1)), 0), min(math.ceil(max(r0, r1)), nrows)
