@@ -45,7 +45,7 @@ from gis_sw.layers.build import make_layerset, make_proposals
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.proposals import Proposals
 from gis_sw.layers.raster import RasterLayer
-from gis_sw.ruleset import Ruleset
+from gis_sw.ruleset import Ruleset, parse_ruleset
 
 CRS = "EPSG:2260"
 X0, Y0 = 600_000.0, 900_000.0
@@ -232,3 +232,40 @@ def test_calculation_sheet_lines(ruleset: Ruleset) -> None:
     storm = sheet[(sheet["scenario"] == "post") & (sheet["storm_yr"] == 25)].iloc[0]
     assert round(storm["q_in"], 4) == 3.0886
     assert storm["cn"] == 73
+
+
+def test_unknown_land_cover_name_is_review(ruleset: Ruleset) -> None:
+    layers = lot_layers()
+    odd = frame([{"cover": "orchard", "geometry": box(150, 0, 200, 100)}])
+    layers = make_layerset(CRS, {**layers.vectors, "land_cover": odd}, {})
+    found = check_design_calculations(CheckContext(layers, lot_proposal(), ruleset))
+    assert list(found["outcome"]) == ["review"]
+    assert "land_cover value 'orchard' is not a cover" in found["message"].iloc[0]
+
+
+def test_drained_dual_group_counts_first_letter(ruleset: Ruleset) -> None:
+    data = {k: dict(v) if isinstance(v, dict) else v for k, v in ruleset.raw.items()}
+    data["hydrology"] = {**data["hydrology"], "dual_hsg": "drained"}
+    drained = parse_ruleset(data)
+    (result,) = runoff_results(CheckContext(lot_layers(), lot_proposal(), drained))
+    assert result.pre is not None
+    # east half "C/D" now counts C: lawn C 74, woods C 70 (Table 2-2).
+    # 98 x 1,200 + 61 x 8,800 + 74 x 5,000 + 70 x 5,000 = 1,374,400 / 20,000 = 68.72
+    assert result.pre.cn_weighted == pytest.approx(68.72)
+    assert result.pre.cn_used == 69
+
+
+def test_drainage_area_found_by_overlap_without_proposal_id(ruleset: Ruleset) -> None:
+    das = frame(
+        [
+            {"drainage_id": "DA-W", "geometry": box(0, 0, 100, 100)},
+            {"drainage_id": "DA-E", "geometry": box(100, 0, 200, 100)},
+            {"drainage_id": "DA-FAR", "geometry": box(500, 0, 600, 100)},
+        ]
+    )
+    layers = make_layerset(CRS, {**lot_layers().vectors, "drainage_areas": das}, {})
+    results = runoff_results(CheckContext(layers, lot_proposal(), ruleset))
+    assert sorted(r.drainage_id for r in results) == ["DA-E", "DA-W"]
+    east = next(r for r in results if r.drainage_id == "DA-E")
+    assert east.post is not None
+    assert east.post.impervious_sqft == pytest.approx(600.0)  # the driveway only
