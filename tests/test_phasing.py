@@ -350,3 +350,21 @@ def test_sweep_matches_naive_union_on_300_polygons_and_is_faster(ruleset: Rulese
     assert peak.area_sqft == pytest.approx(float(slow.area_sqft.max()), abs=1e-3)
     assert peak.geometry.area == pytest.approx(peak.area_sqft, abs=1e-3)
     print(f"sweep {t1 - t0:.3f} s, naive {t2 - t1:.3f} s, ratio {(t2 - t1) / (t1 - t0):.1f}x")
+
+
+def test_engine_cites_section_183_7b1d(ruleset: Ruleset) -> None:
+    from gis_sw.analysis.engine import run_rules
+
+    frame = gpd.GeoDataFrame(
+        {"proposal_id": ["P1"], "start_date": ["2026-04-01"], "end_date": ["2026-04-30"]},
+        geometry=[lot(6)],
+        crs=ruleset.working_crs,
+    )
+    proposals = make_proposals(ruleset.working_crs, frame)
+    findings = run_rules(
+        make_layerset(ruleset.working_crs, {}), proposals, ruleset, select=["SW3", "SW4"]
+    )
+    assert findings["rule_id"].tolist() == ["SW301", "SW401", "SW402", "SW403"]
+    assert findings["outcome"].tolist() == ["fail", "required", "required", "required"]
+    assert findings.iloc[0]["citation"] == "§ 183-7B(1)(d)"
+    assert findings.iloc[0]["severity"] == "high"

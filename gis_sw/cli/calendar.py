@@ -93,7 +93,13 @@ def read_rainfall(path: str | Path) -> dict[date, float]:
     help="Daily rainfall CSV with columns date,inches (adds storm inspections).",
 )
 @click.option("--proposal-id", "proposal_id", help="Only this proposal (default: every one).")
-@click.option("--out", "out_dir", required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--out",
+    "out_dir",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Folder for calendar_<id>.csv, calendar_<id>.ics and timeline_<id>.png.",
+)
 @click.option("--overwrite", is_flag=True, help="Replace existing calendar files.")
 @click.option("--ruleset", "ruleset_name", default=None, help="Ruleset name or TOML path.")
 def command(
