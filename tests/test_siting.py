@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 from typing import Any
 
 import geopandas as gpd
 import numpy as np
 import pyproj
 import pytest
+import rasterio
 import shapely
 from affine import Affine
+from click.testing import CliRunner
 from shapely.geometry import Point, box
 
 from gis_sw.analysis import infiltration
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.distances import meets_minimum
 from gis_sw.analysis.siting import siting_polygons
+from gis_sw.cli import cli
 from gis_sw.errors import LayerError
 from gis_sw.layers.build import make_layerset, make_proposals
 from gis_sw.layers.layerset import LayerSet
@@ -250,3 +255,65 @@ def test_bad_requests_raise(ruleset: Ruleset) -> None:
         siting_polygons(lot_layers(), ruleset, parcel_ids=["999"])
     with pytest.raises(ValueError, match="'boat' is not a valid DeviceClass"):
         siting_polygons(lot_layers(), ruleset, device_class="boat")
+
+
+def _write_town(folder: Path) -> Path:
+    """The hand-built lot as a GeoPackage with GeoTIFFs beside it, as a town would send it."""
+    layers = lot_layers()
+    gpkg = folder / "town.gpkg"
+    for kind, layer in layers.vectors.items():
+        layer.to_file(gpkg, layer=kind, driver="GPKG")
+    zoning = frame([{"zone": "R-20", "geometry": box(-1000, -1000, 1000, 1000)}])
+    zoning.to_file(gpkg, layer="zoning", driver="GPKG")
+    for kind, grid_layer in layers.rasters.items():
+        with rasterio.open(
+            folder / f"{kind}.tif",
+            "w",
+            driver="GTiff",
+            height=grid_layer.shape[0],
+            width=grid_layer.shape[1],
+            count=1,
+            dtype="float64",
+            crs=CRS,
+            transform=grid_layer.transform,
+        ) as dst:
+            dst.write(grid_layer.values, 1)
+            dst.update_tags(GIS_SW_MODE=str(grid_layer.mode))
+    return gpkg
+
+
+def test_cli_writes_geojson_and_geopackage(tmp_path: Path, ruleset: Ruleset) -> None:
+    gpkg = _write_town(tmp_path)
+    out = tmp_path / "out"
+    args = ["siting", "--layers", str(gpkg), "--parcel", "104-22", "--device-class", "vehicle"]
+    args += ["--depth-ft", "5", "--out", str(out)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert "104-22: pass, 10,582 sq ft for a vehicle device" in result.stdout
+    package = gpd.read_file(out / "siting.gpkg", layer="siting")
+    assert package.crs.equals(pyproj.CRS.from_user_input(CRS))
+    assert package["area_sqft"].iat[0] == pytest.approx(VEHICLE_AREA, abs=1.0)
+    assert package.geometry.iat[0].area == pytest.approx(VEHICLE_AREA, abs=1.0)
+    geojson = json.loads((out / "siting.geojson").read_text())
+    assert "crs" not in geojson  # RFC 7946: WGS84 longitude/latitude only
+    feature = geojson["features"][0]
+    assert feature["geometry"]["type"] == "MultiPolygon"
+    assert feature["properties"]["outcome"] == "pass"
+    lonlat = np.concatenate(
+        [np.array(ring) for poly in feature["geometry"]["coordinates"] for ring in poly]
+    )
+    to_feet = pyproj.Transformer.from_crs("EPSG:4326", CRS, always_xy=True)
+    x, y = to_feet.transform(lonlat[:, 0], lonlat[:, 1])
+    assert (x.min(), y.min(), x.max(), y.max()) == pytest.approx((10, 10, 290, 90), abs=0.05)
+    again = CliRunner().invoke(cli, args)
+    assert again.exit_code == 2
+    assert "already exists" in again.stderr
+    assert CliRunner().invoke(cli, [*args, "--overwrite"]).exit_code == 0
+
+
+def test_cli_unknown_parcel_exits_2(tmp_path: Path) -> None:
+    gpkg = _write_town(tmp_path)
+    args = ["siting", "--layers", str(gpkg), "--parcel", "NOPE", "--out", str(tmp_path / "o")]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2
+    assert "no parcel with parcel_id NOPE" in result.stderr

@@ -1,0 +1,143 @@
+"""``gis-sw siting``: where on a parcel an infiltration device may legally go.
+
+Writes ``siting.geojson`` (RFC 7946, WGS84, MultiPolygon; a parcel with no legal place has a
+null geometry) and ``siting.gpkg`` (layer ``siting``, working CRS) into ``--out``, and prints
+one line per parcel.  Exit 0 when the polygons were written (whatever they show), 2 on bad
+input.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import geopandas as gpd
+import numpy as np
+import pyogrio
+import shapely
+
+from gis_sw.analysis.siting import DeviceClass, siting_polygons
+from gis_sw.layers.read import read_layers
+from gis_sw.outputs.atomic import atomic_path, check_writable
+from gis_sw.ruleset import load_ruleset
+
+
+def _plain(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    out = frame.copy()
+    geoms = out.geometry.to_numpy()
+    polygonal = np.asarray(geoms, dtype=object).copy()
+    keep = (~shapely.is_empty(polygonal)) & np.isin(shapely.get_type_id(polygonal), [3, 6])
+    collections = shapely.get_type_id(polygonal) == 7
+    for pos in np.flatnonzero(collections):
+        parts = shapely.get_parts(polygonal[pos])
+        polys = parts[shapely.get_type_id(parts) == 3]
+        polygonal[pos] = shapely.multipolygons(polys) if len(polys) else None
+        keep[pos] = len(polys) > 0
+    polygonal[~keep] = None
+    out = out.set_geometry(gpd.GeoSeries(polygonal, index=out.index, crs=frame.crs))
+    out["area_sqft"] = out["area_sqft"].astype("float64")
+    out["depth_ft"] = out["depth_ft"].astype("float64")
+    return out
+
+
+def write_siting(
+    out_dir: Path, polygons: gpd.GeoDataFrame, *, overwrite: bool = False
+) -> list[Path]:
+    """Write ``siting.geojson`` and ``siting.gpkg``; both are checked before either is written.
+
+    Raises
+    ------
+    OutputError
+        If a file exists and ``overwrite`` is False, or a file cannot be written.
+    """
+    targets = [out_dir / "siting.geojson", out_dir / "siting.gpkg"]
+    for path in targets:
+        check_writable(path, overwrite=overwrite)
+    frame = _plain(polygons)
+    with atomic_path(targets[0], overwrite=overwrite) as tmp:
+        pyogrio.write_dataframe(
+            frame,
+            tmp,
+            driver="GeoJSON",
+            layer="siting",
+            geometry_type="MultiPolygon",
+            promote_to_multi=True,
+            layer_options={"RFC7946": "YES", "COORDINATE_PRECISION": "7"},
+        )
+    with atomic_path(targets[1], overwrite=overwrite) as tmp:
+        pyogrio.write_dataframe(
+            frame,
+            tmp,
+            driver="GPKG",
+            layer="siting",
+            geometry_type="MultiPolygon",
+            promote_to_multi=True,
+        )
+    return targets
+
+
+@click.command("siting")
+@click.option(
+    "--layers",
+    "source",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Layers manifest (layers.toml), GeoPackage of town layers, or a folder with one.",
+)
+@click.option(
+    "--parcel",
+    "parcel_ids",
+    multiple=True,
+    help="Parcel id to site (repeat for more; default: every parcel).",
+)
+@click.option(
+    "--device-class",
+    type=click.Choice([c.value for c in DeviceClass]),
+    default=DeviceClass.ROOF.value,
+    show_default=True,
+    help="vehicle: the device takes runoff from roadways, parking lots or driveways.",
+)
+@click.option(
+    "--depth-ft",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="Depth of the device bottom below ground, ft (screens groundwater and bedrock).",
+)
+@click.option("--out", "out_dir", required=True, type=click.Path(path_type=Path))
+@click.option("--overwrite", is_flag=True, help="Replace existing output files.")
+@click.option("--ruleset", "ruleset_name", default=None, help="Ruleset name or TOML path.")
+def command(  # noqa: PLR0917 (click passes options as arguments)
+    source: Path,
+    parcel_ids: tuple[str, ...],
+    device_class: str,
+    depth_ft: float | None,
+    out_dir: Path,
+    overwrite: bool,
+    ruleset_name: str | None,
+) -> None:
+    """Where on each parcel an infiltration device may legally go (§ 183-12C(2)(c)).
+
+    The polygon is the parcel less its 10-ft setback, 20 ft around buildings with a
+    habitable basement, 50 ft around wells, wetlands and water bodies (vehicle class), the
+    up-gradient part within 20 ft of septic fields, and the cells where a device of
+    --depth-ft would not keep 2 ft above seasonal high groundwater or bedrock.
+    """
+    ruleset = load_ruleset(ruleset_name)
+    for name in ("siting.geojson", "siting.gpkg"):
+        check_writable(out_dir / name, overwrite=overwrite)
+    layers = read_layers(source, ruleset=ruleset)
+    polygons = siting_polygons(
+        layers,
+        ruleset,
+        parcel_ids=list(parcel_ids) or None,
+        device_class=device_class,
+        depth_ft=depth_ft,
+    )
+    written = write_siting(out_dir, polygons, overwrite=overwrite)
+    for row in polygons.itertuples(index=False):
+        click.echo(
+            f"{row.parcel_id}: {row.outcome}, {row.area_sqft:,.0f} sq ft for a "
+            f"{row.device_class} device; {row.reason}"
+        )
+    for path in written:
+        click.echo(f"wrote {path}", err=True)
