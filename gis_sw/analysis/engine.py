@@ -1,8 +1,15 @@
-"""Run the rules: every check over every proposal, then citations, severities and ids."""
+"""Run the rules: every check over every proposal, then citations, severities and ids.
+
+A check that crashes (a bug, or data no validator foresaw) does not stop the others and
+never turns into a silent pass: with ``on_error="review"`` (the default) it becomes one
+``review`` finding per proposal naming the error; ``on_error="raise"`` re-raises.  Bad input
+(:class:`~gis_sw.errors.GisSwError`) always propagates, so the CLI answers exit 2.
+"""
 
 from __future__ import annotations
 
 import logging
+from typing import Literal
 
 import geopandas as gpd
 import numpy as np
@@ -16,8 +23,10 @@ from gis_sw.analysis.findings import (
     Severity,
     empty_findings,
     finding_id,
+    make_findings,
 )
 from gis_sw.analysis.registry import RULES_BY_ID, Rule, select_rules
+from gis_sw.errors import GisSwError
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.proposals import Proposals
 from gis_sw.ruleset import Ruleset
@@ -57,9 +66,50 @@ def complete_findings(rows: gpd.GeoDataFrame, ruleset: Ruleset) -> gpd.GeoDataFr
     return gpd.GeoDataFrame(out[list(FINDING_COLUMNS)], geometry="geometry", crs=rows.crs)
 
 
-def run_check(rule: Rule, ctx: CheckContext) -> gpd.GeoDataFrame:
-    """Run one rule's check and verify its columns."""
-    rows = rule.check(ctx)
+def _crash_rows(rule: Rule, ctx: CheckContext, exc: Exception) -> gpd.GeoDataFrame:
+    ids = ctx.proposals.ids
+    if not ids:
+        return empty_findings(ctx.crs)
+    text = f"{type(exc).__name__}: {exc}".strip()
+    if len(text) > 300:
+        text = text[:297] + "..."
+    return make_findings(
+        rule.rule_id,
+        ctx.crs,
+        proposal_id=ids,
+        subject_id=ids,
+        outcome=Outcome.REVIEW,
+        message=f"The {rule.rule_id} check could not run ({text}): review this rule by hand.",
+        geometry=[ctx.disturbance_union.loc[p] for p in ids],
+    )
+
+
+def run_check(
+    rule: Rule, ctx: CheckContext, *, on_error: Literal["raise", "review"] = "raise"
+) -> gpd.GeoDataFrame:
+    """Run one rule's check and verify its columns.
+
+    Raises
+    ------
+    GisSwError
+        Bad input found by the check (always propagated).
+    RuntimeError
+        With ``on_error="raise"``, when the check returns malformed rows; any other
+        exception of the check is re-raised as is.
+    """
+    try:
+        rows = _checked(rule, rule.check(ctx))
+    except GisSwError:
+        raise
+    except Exception as exc:
+        if on_error == "raise":
+            raise
+        log.error("%s check failed: %s", rule.rule_id, exc, exc_info=log.isEnabledFor(10))
+        return _crash_rows(rule, ctx, exc)
+    return rows
+
+
+def _checked(rule: Rule, rows: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     missing = [c for c in CHECK_COLUMNS if c not in rows.columns]
     if missing:
         raise RuntimeError(f"{rule.rule_id} check returned no column(s) {missing}")
@@ -77,8 +127,21 @@ def run_rules(
     select: list[str] | None = None,
     ignore: list[str] | None = None,
     context: CheckContext | None = None,
+    on_error: Literal["raise", "review"] = "review",
 ) -> gpd.GeoDataFrame:
     """Screen every proposal with every selected rule.
+
+    Parameters
+    ----------
+    layers, proposals, ruleset
+        The town's layers, the applications and the law's numbers, all in the working CRS.
+    select, ignore
+        Rule id prefixes to run / skip (``["SW1"]``, ``["SW210"]``).
+    context
+        A prepared :class:`CheckContext` (reuses its caches).
+    on_error
+        ``"review"``: a crashing check gives review findings naming the error;
+        ``"raise"``: re-raise it.
 
     Returns
     -------
@@ -90,7 +153,7 @@ def run_rules(
     frames = []
     for rule in select_rules(select, ignore):
         log.debug("running %s", rule.rule_id)
-        rows = run_check(rule, ctx)
+        rows = run_check(rule, ctx, on_error=on_error)
         if len(rows):
             frames.append(rows)
     if not frames:

@@ -148,6 +148,29 @@ def finding_id(ruleset: str, version: str, rule_id: str, proposal_id: str, subje
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
 
 
+def tripping(findings: pd.DataFrame, fail_on: str) -> pd.DataFrame:
+    """Findings that make ``--fail-on fail_on`` trip: not waived, outcome at or before it.
+
+    The order is :data:`FAIL_ON_ORDER` (fail, review, required): ``review`` trips on fail and
+    review; ``never`` trips on nothing.
+
+    Raises
+    ------
+    ValueError
+        If ``fail_on`` is not fail, review, required or never.
+    """
+    if fail_on == "never":
+        return findings.iloc[0:0]
+    names = [str(o) for o in FAIL_ON_ORDER]
+    if fail_on not in names:
+        raise ValueError(f"fail_on must be one of {[*names, 'never']}, not {fail_on!r}")
+    tripping_outcomes = names[: names.index(fail_on) + 1]
+    hit = np.array(findings["outcome"].isin(tripping_outcomes), dtype=bool)
+    if "waived" in findings.columns:
+        hit &= ~findings["waived"].map(lambda v: v is True or v == True).to_numpy(dtype=bool)  # noqa: E712
+    return findings[hit]
+
+
 def is_empty_geometry(geometry: Any) -> bool:
     """True for None or an empty geometry."""
     return geometry is None or bool(shapely.is_empty(geometry))

@@ -53,6 +53,11 @@ def _limit(value: float) -> str:
     return f"{value:,g}"
 
 
+def _round2(values: Any) -> Any:
+    """Measured figures to 0.01 (the precision they are compared at)."""
+    return np.round(np.asarray(values, dtype="float64"), 2)
+
+
 def _reached(area_sqft: float, limit_sqft: float) -> bool:
     return round(float(area_sqft), 2) >= limit_sqft
 
@@ -214,7 +219,7 @@ def check_permit_threshold(ctx: CheckContext) -> gpd.GeoDataFrame:
         subject_id=rows["pid"],
         outcome=rows["out"],
         message=rows["msg"],
-        measured=rows["meas"],
+        measured=_round2(rows["meas"]),
         threshold=rows["lim"],
         unit="sq ft",
         geometry=rows["geom"],
@@ -294,7 +299,7 @@ def check_land_development(ctx: CheckContext) -> gpd.GeoDataFrame:
         subject_id=rows["pid"],
         outcome=rows["out"],
         message=rows["msg"],
-        measured=areas,
+        measured=_round2(areas),
         threshold=limit_sqft,
         unit="sq ft",
         geometry=[ctx.disturbance_union.loc[p] for p in rows["pid"]],
@@ -477,7 +482,7 @@ def check_post_construction(ctx: CheckContext) -> gpd.GeoDataFrame:
         subject_id=cols["sub"],
         outcome=cols["out"],
         message=cols["msg"],
-        measured=cols["meas"],
+        measured=_round2(cols["meas"]),
         threshold=cols["lim"],
         unit="sq ft",
         geometry=cols["geom"],
@@ -540,7 +545,7 @@ def check_exemption(ctx: CheckContext) -> gpd.GeoDataFrame:
         subject_id=cols["pid"],
         outcome=cols["out"],
         message=cols["msg"],
-        measured=[float(ctx.disturbed_area_sqft.loc[p]) for p in cols["pid"]],
+        measured=_round2([float(ctx.disturbed_area_sqft.loc[p]) for p in cols["pid"]]),
         unit="sq ft",
         geometry=[ctx.disturbance_union.loc[p] for p in cols["pid"]],
     )
@@ -596,7 +601,7 @@ def check_application(ctx: CheckContext) -> gpd.GeoDataFrame:
         subject_id=cols["pid"],
         outcome=cols["out"],
         message=cols["msg"],
-        measured=cols["meas"],
+        measured=_round2(cols["meas"]),
         unit="USD",
         geometry=[ctx.disturbance_union.loc[p] for p in cols["pid"]],
     )
@@ -713,7 +718,7 @@ def check_mapped_resources(ctx: CheckContext) -> gpd.GeoDataFrame:
         subject_id=cols["sub"],
         outcome=cols["out"],
         message=cols["msg"],
-        measured=cols["meas"],
+        measured=_round2(cols["meas"]),
         threshold=0.0,
         unit="sq ft",
         geometry=cols["geom"],
@@ -753,7 +758,7 @@ def check_state_floor(ctx: CheckContext) -> gpd.GeoDataFrame:
         subject_id=ids,
         outcome=Outcome.INFO,
         message=msgs,
-        measured=[float(ctx.disturbed_area_sqft.loc[p]) for p in ids],
+        measured=_round2([float(ctx.disturbed_area_sqft.loc[p]) for p in ids]),
         threshold=limit_sqft,
         unit="sq ft",
         geometry=[ctx.disturbance_union.loc[p] for p in ids],

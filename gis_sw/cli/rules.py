@@ -1,0 +1,48 @@
+"""``gis-sw rules``: the table of every rule (id, citation, title), plain or Markdown."""
+
+from __future__ import annotations
+
+import click
+
+from gis_sw.analysis.registry import RULES
+from gis_sw.ruleset import load_ruleset
+
+
+def rule_rows(ruleset_name: str | None = None) -> list[tuple[str, str, str]]:
+    """(id, citation, title) of every rule, citations from the ruleset.
+
+    Raises
+    ------
+    RulesetError
+        If the ruleset cannot be loaded or lacks a citation.
+    """
+    ruleset = load_ruleset(ruleset_name)
+    rows = []
+    for rule in RULES:
+        title = rule.title if rule.town_law else f"{rule.title} [not town law]"
+        rows.append((rule.rule_id, ruleset.citation(rule.rule_id), title))
+    return rows
+
+
+def markdown_table(rows: list[tuple[str, str, str]]) -> str:
+    lines = ["| id | citation | title |", "|---|---|---|"]
+    lines += [f"| {i} | {c} | {t.replace('|', '/')} |" for i, c, t in rows]
+    return "\n".join(lines)
+
+
+def plain_table(rows: list[tuple[str, str, str]]) -> str:
+    header = ("ID", "CITATION", "TITLE")
+    width_id = max(len(r[0]) for r in [header, *rows])
+    width_cite = min(max(len(r[1]) for r in [header, *rows]), 40)
+    return "\n".join(
+        f"{i:<{width_id}}  {c:<{width_cite}}  {t}".rstrip() for i, c, t in [header, *rows]
+    )
+
+
+@click.command("rules")
+@click.option("--markdown", is_flag=True, help="Print a Markdown table (for the docs).")
+@click.option("--ruleset", "ruleset_name", default=None, help="Ruleset name or TOML path.")
+def command(markdown: bool, ruleset_name: str | None) -> None:
+    """List every rule: id, citation (from the ruleset), title."""
+    rows = rule_rows(ruleset_name)
+    click.echo(markdown_table(rows) if markdown else plain_table(rows))

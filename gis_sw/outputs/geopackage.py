@@ -1,0 +1,58 @@
+"""Findings as a GeoPackage in the working CRS: the authoritative copy for QGIS and ArcGIS.
+
+``findings.gpkg`` holds four layers (ArcGIS Pro reads one geometry type per layer):
+
+* ``findings``: every finding, as an attribute table (no geometry): the one table to
+  query, filter or join;
+* ``findings_polygons`` (MultiPolygon), ``findings_lines`` (MultiLineString),
+  ``findings_points`` (MultiPoint): the findings that carry a geometry of that family,
+  with the same columns (see :func:`gis_sw.outputs.geojson.split_by_family`).
+
+Coordinates stay in the ruleset's working CRS (EPSG:2260, US survey feet, by default).
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import geopandas as gpd
+import pandas as pd
+import pyogrio
+
+from gis_sw.outputs.atomic import atomic_path
+from gis_sw.outputs.geojson import FAMILY_FILES, plain_properties, split_by_family
+
+__all__ = ["write_findings_geopackage"]
+
+
+def write_findings_geopackage(
+    path: str | Path, findings: gpd.GeoDataFrame, *, overwrite: bool = False
+) -> Path:
+    """Write ``findings.gpkg`` (all four layers in one atomic rename).
+
+    Raises
+    ------
+    OutputError
+        If the file exists and ``overwrite`` is False, or it cannot be written.
+    """
+    path = Path(path)
+    parts = split_by_family(findings)
+    table = pd.DataFrame(plain_properties(findings).drop(columns=findings.geometry.name))
+    with atomic_path(path, overwrite=overwrite) as tmp:
+        with warnings.catch_warnings():  # an attribute table has no CRS, by design
+            warnings.filterwarnings("ignore", message="'crs' was not provided")
+            pyogrio.write_dataframe(table, tmp, driver="GPKG", layer="findings")
+        for family, (_, geometry_type) in FAMILY_FILES.items():
+            frame = plain_properties(
+                gpd.GeoDataFrame(parts[family], geometry="geometry", crs=findings.crs)
+            )
+            pyogrio.write_dataframe(
+                frame,
+                tmp,
+                driver="GPKG",
+                layer=f"findings_{family}",
+                geometry_type=geometry_type,
+                promote_to_multi=True,
+            )
+    return path

@@ -1,0 +1,112 @@
+"""Every output of ``gis-sw check`` in one call: :func:`write_check_outputs`.
+
+Files in ``out_dir``:
+
+* ``findings.geojson``, ``findings_lines.geojson``, ``findings_points.geojson``: RFC 7946,
+  one geometry type each (:mod:`gis_sw.outputs.geojson`);
+* ``findings.gpkg``: the same findings in the working CRS (:mod:`gis_sw.outputs.geopackage`);
+* ``summary.csv``: one row per finding, no geometry (:mod:`gis_sw.outputs.summary`);
+* ``waivers.csv``: when waivers were given, what each did (applied, expired, unmatched).
+
+Every file is written atomically; when any of them exists and ``overwrite`` is False,
+nothing is written.  Maps and the phasing chart add their files here too.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from pathlib import Path
+
+import geopandas as gpd
+import pandas as pd
+
+from gis_sw.analysis.waivers import WaiverResult
+from gis_sw.layers.layerset import LayerSet
+from gis_sw.layers.proposals import Proposals
+from gis_sw.outputs.atomic import check_writable, write_text_atomic
+from gis_sw.outputs.geojson import FAMILY_FILES, write_findings_geojson
+from gis_sw.outputs.geopackage import write_findings_geopackage
+from gis_sw.outputs.summary import write_summary_csv
+from gis_sw.ruleset import Ruleset
+
+__all__ = ["CHECK_OUTPUTS", "waivers_frame", "write_check_outputs"]
+
+CHECK_OUTPUTS: tuple[str, ...] = (
+    *(name for name, _ in FAMILY_FILES.values()),
+    "findings.gpkg",
+    "summary.csv",
+)
+"""Files every ``gis-sw check`` run writes (``waivers.csv`` only with waivers)."""
+
+
+def waivers_frame(results: Sequence[WaiverResult]) -> pd.DataFrame:
+    """One row per waiver: status, what it names, reason, expiry, matched finding ids."""
+    return pd.DataFrame(
+        {
+            "status": [str(r.status) for r in results],
+            "finding_id": [r.waiver.finding_id or "" for r in results],
+            "rule_id": [r.waiver.rule_id or "" for r in results],
+            "subject_id": [r.waiver.subject_id or "" for r in results],
+            "proposal_id": [r.waiver.proposal_id or "" for r in results],
+            "reason": [r.waiver.reason for r in results],
+            "expires": [r.waiver.expires.isoformat() if r.waiver.expires else "" for r in results],
+            "matched": [" ".join(r.finding_ids) for r in results],
+            "source": [r.waiver.where for r in results],
+        }
+    )
+
+
+def write_check_outputs(
+    out_dir: str | Path,
+    findings: gpd.GeoDataFrame,
+    *,
+    layers: LayerSet,
+    proposals: Proposals,
+    ruleset: Ruleset,
+    overwrite: bool = False,
+    waiver_results: Sequence[WaiverResult] | None = None,
+) -> list[Path]:
+    """Write findings (GeoJSON, GeoPackage), the summary and the waiver report.
+
+    Parameters
+    ----------
+    out_dir
+        Folder for the outputs (created when missing).
+    findings
+        Output of :func:`gis_sw.analysis.engine.run_rules` (after waivers).
+    layers, proposals, ruleset
+        The run's inputs, for outputs that draw them (maps, phasing chart).
+    overwrite
+        Replace existing outputs.
+    waiver_results
+        What each waiver did; writes ``waivers.csv`` when given.
+
+    Returns
+    -------
+    list of Path
+        Every file written.
+
+    Raises
+    ------
+    OutputError
+        If an output exists and ``overwrite`` is False (checked before anything is written),
+        or a file cannot be written.
+    """
+    out_dir = Path(out_dir)
+    names = [*CHECK_OUTPUTS, *(["waivers.csv"] if waiver_results is not None else [])]
+    for name in names:
+        check_writable(out_dir / name, overwrite=overwrite)
+    written = write_findings_geojson(out_dir, findings, overwrite=overwrite)
+    written.append(
+        write_findings_geopackage(out_dir / "findings.gpkg", findings, overwrite=overwrite)
+    )
+    written.append(write_summary_csv(out_dir / "summary.csv", findings, overwrite=overwrite))
+    if waiver_results is not None:
+        buffer = io.StringIO()
+        waivers_frame(waiver_results).to_csv(buffer, index=False, lineterminator="\n")
+        written.append(
+            write_text_atomic(out_dir / "waivers.csv", buffer.getvalue(), overwrite=overwrite)
+        )
+    # Maps, web map and phasing chart: one line each below.
+    return written

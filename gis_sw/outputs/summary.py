@@ -1,0 +1,126 @@
+"""The summary: ``summary.csv`` and a table a planner reads on the terminal.
+
+Columns of ``summary.csv``: proposal_id, rule_id, subject_id, outcome, waived,
+waiver_reason, measured, threshold, unit, citation, severity, title, message, finding_id
+(one row per finding, in the engine's order: proposal, rule, outcome, subject).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+
+from gis_sw.outputs.atomic import write_text_atomic
+
+__all__ = ["SUMMARY_COLUMNS", "format_table", "summary_frame", "write_summary_csv"]
+
+SUMMARY_COLUMNS: tuple[str, ...] = (
+    "proposal_id",
+    "rule_id",
+    "subject_id",
+    "outcome",
+    "waived",
+    "waiver_reason",
+    "measured",
+    "threshold",
+    "unit",
+    "citation",
+    "severity",
+    "title",
+    "message",
+    "finding_id",
+)
+
+_OUTCOMES = ("fail", "review", "required", "info", "pass")
+
+
+def summary_frame(findings: pd.DataFrame) -> pd.DataFrame:
+    """The findings without geometry, in :data:`SUMMARY_COLUMNS` order."""
+    frame = pd.DataFrame(findings).drop(columns="geometry", errors="ignore")
+    for name in SUMMARY_COLUMNS:
+        if name not in frame.columns:
+            frame[name] = None
+    out = frame[list(SUMMARY_COLUMNS)].copy()
+    out["waived"] = out["waived"].map(lambda v: v is True or v == True)  # noqa: E712
+    return out.reset_index(drop=True)
+
+
+def write_summary_csv(path: str | Path, findings: pd.DataFrame, *, overwrite: bool = False) -> Path:
+    """Write ``summary.csv`` (UTF-8, comma-separated, a header row).
+
+    Raises
+    ------
+    OutputError
+        If the file exists and ``overwrite`` is False, or it cannot be written.
+    """
+    buffer = io.StringIO()
+    summary_frame(findings).to_csv(buffer, index=False, lineterminator="\n")
+    return write_text_atomic(path, buffer.getvalue(), overwrite=overwrite)
+
+
+def format_value(value: object, unit: str) -> str:
+    """``260 sq ft``, ``$1,400.00``, ``-`` for a missing figure."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    number = float(value)  # type: ignore[arg-type]
+    if unit == "USD":
+        return f"${number:,.2f}"
+    number = round(number, 1) + 0.0
+    text = f"{number:,.0f}" if number == round(number) else f"{number:,.1f}"
+    if unit == "sq ft" and abs(number) >= 43_560.0:
+        return f"{number / 43_560.0:,.2f} acres"
+    return f"{text} {unit}".strip()
+
+
+def _text(value: object) -> str:
+    return "" if value is None or value is pd.NA or value != value else str(value)  # noqa: PLR0124
+
+
+def format_table(findings: pd.DataFrame, *, max_subject: int = 34) -> str:
+    """A fixed-width table: rule, proposal, subject, outcome, measured, limit, citation.
+
+    The last line counts the outcomes (waived findings are counted apart).
+    """
+    frame = summary_frame(findings)
+    header = ("RULE", "PROPOSAL", "SUBJECT", "OUTCOME", "MEASURED", "LIMIT", "CITATION")
+    rows = [header]
+    for rec in frame.to_dict("records"):
+        unit = _text(rec["unit"])
+        subject = str(rec["subject_id"])
+        if len(subject) > max_subject:
+            subject = subject[: max_subject - 3] + "..."
+        outcome = f"{rec['outcome']} (waived)" if rec["waived"] else str(rec["outcome"])
+        rows.append(
+            (
+                str(rec["rule_id"]),
+                str(rec["proposal_id"]),
+                subject,
+                outcome,
+                format_value(rec["measured"], unit),
+                format_value(rec["threshold"], unit),
+                _text(rec["citation"]),
+            )
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    lines = [
+        "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows
+    ]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    lines.append("")
+    lines.append(count_line(frame))
+    return "\n".join(lines)
+
+
+def count_line(findings: pd.DataFrame) -> str:
+    """``14 findings: 1 fail, 3 review, 5 required, 2 info, 3 pass; 1 waived.``"""
+    frame = summary_frame(findings)
+    active = Counter(frame.loc[~frame["waived"], "outcome"])
+    parts = [f"{active[o]} {o}" for o in _OUTCOMES if active[o]]
+    waived = int(frame["waived"].sum())
+    text = f"{len(frame)} finding{'s' if len(frame) != 1 else ''}"
+    text += ": " + ", ".join(parts) if parts else ""
+    return text + (f"; {waived} waived." if waived else ".")
