@@ -192,6 +192,7 @@ def _septic_pairs(
     else:
         elevation, what = float(rows.devices["ground_max_ft"].iat[i]), "ground"
     unknown: tuple[int, float, str] | None = None
+    first_low = math.nan
     for k in mine:
         t, d = int(targets[k]), float(distances[k])
         near_part = shapely.intersection(fields[t], shapely.buffer(device, limit, quad_segs=64))
@@ -201,6 +202,8 @@ def _septic_pairs(
                 unknown = (t, d, "the DEM has no data under the device or the field")
             continue
         low = float(cells.min())
+        if t == first_t:
+            first_low = low
         if round(elevation, 2) > round(low, 2):
             rows.set(
                 i,
@@ -226,8 +229,9 @@ def _septic_pairs(
     rows.set(
         i,
         Outcome.PASS,
-        f"{rows.name(i)} is {_ft(first_d)} from {names[first_t]} but down-gradient of it "
-        f"(device {what} {elevation:.2f} ft)",
+        f"{rows.name(i)} is {_ft(first_d)} from {names[first_t]} but not up-gradient of it: "
+        f"device {what} {elevation:.2f} ft, field's lowest ground within {_limit(limit)} "
+        f"{first_low:.2f} ft",
         measured=first_d,
     )
 
@@ -291,11 +295,16 @@ def _vehicle_rule(ctx: CheckContext, rule_id: str, limit: float, kinds: tuple[st
             continue
         t, d, feature, geom = best[i]
         if t >= 0:
+            short = (
+                f"the state's {_limit(limit)} separation"
+                if advisory
+                else (f"the {_limit(limit)} minimum")
+            )
             rows.set(
                 i,
                 Outcome.REVIEW if advisory else Outcome.FAIL,
                 f"{lead}{name} serves vehicle traffic and is {_ft(d)} from {feature}, less than "
-                f"the {_limit(limit)} minimum",
+                f"{short}",
                 measured=d,
                 geometry=shapely.shortest_line(rows.devices.geometry.iat[i], geom),
             )
