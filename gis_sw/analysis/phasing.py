@@ -47,12 +47,19 @@ MAX_LISTED = 12
 _EPOCH = np.datetime64("1970-01-01", "D")
 
 
+MISSING_DAY = int(np.iinfo(np.int64).min)
+"""Day number standing for a missing date."""
+
+
 def to_day_numbers(values: Any) -> np.ndarray:
-    """Days since 1970-01-01 (int64) of date-likes; -1 marks a missing value."""
-    stamps = pd.to_datetime(pd.Series(list(values), dtype="object"), errors="coerce")
-    days = stamps.dt.floor("D").to_numpy(dtype="datetime64[D]")
+    """Days since 1970-01-01 (int64) of date-likes; :data:`MISSING_DAY` for a missing one."""
+    array = values.to_numpy() if isinstance(values, pd.Series) else np.asarray(values)
+    if not np.issubdtype(array.dtype, np.datetime64):
+        stamps = pd.to_datetime(pd.Series(list(array), dtype="object"), errors="coerce")
+        array = stamps.to_numpy(dtype="datetime64[ns]")
+    days = array.astype("datetime64[D]")
     out = (days - _EPOCH).astype("int64")
-    out[np.isnat(days)] = -1
+    out[np.isnat(days)] = MISSING_DAY
     return out
 
 
@@ -172,7 +179,7 @@ class DisturbanceSweep:
         n = len(self.geometries)
         if len(self.start_day) != n or len(self.end_day) != n:
             raise ValueError("geometries, start_day and end_day must have the same length")
-        if (self.start_day < 0).any() or (self.end_day < 0).any():
+        if (self.start_day == MISSING_DAY).any() or (self.end_day == MISSING_DAY).any():
             raise ValueError("every polygon needs a start and an end day")
         if (self.end_day < self.start_day).any():
             raise ValueError("a polygon ends before it starts")
@@ -263,7 +270,7 @@ def disturbance_timeline(
     """
     geoms = np.asarray(list(geometries), dtype=object)
     start, end = to_day_numbers(start_dates), to_day_numbers(end_dates)
-    dated = (start >= 0) & (end >= 0)
+    dated = (start != MISSING_DAY) & (end != MISSING_DAY)
     return DisturbanceSweep(geoms[dated], start[dated], end[dated]).timeline()
 
 
@@ -276,7 +283,7 @@ def naive_timeline(
     """
     geoms = np.asarray(list(geometries), dtype=object)
     start, end = to_day_numbers(start_dates), to_day_numbers(end_dates)
-    dated = (start >= 0) & (end >= 0)
+    dated = (start != MISSING_DAY) & (end != MISSING_DAY)
     geoms, start, end = geoms[dated], start[dated], end[dated]
     days = np.unique(np.concatenate([start, end + 1]))
     areas = [float(shapely.area(shapely.union_all(geoms[(start <= d) & (end >= d)]))) for d in days]
@@ -294,7 +301,7 @@ def proposal_timeline(proposals: Proposals, proposal_id: str) -> Timeline | None
     dist = proposals.disturbance
     rows = dist[dist["proposal_id"].astype(str) == str(proposal_id)]
     start, end = to_day_numbers(rows["start_date"]), to_day_numbers(rows["end_date"])
-    dated = (start >= 0) & (end >= start)
+    dated = (start != MISSING_DAY) & (end != MISSING_DAY) & (end >= start)
     if not dated.any():
         return None
     geoms = rows.geometry.to_numpy()[dated]
@@ -323,25 +330,49 @@ def check_five_acre_limit(ctx: CheckContext) -> gpd.GeoDataFrame:
         return empty_findings(ctx.crs)
     limit_acres = ctx.ruleset.phasing.max_disturbed_acres
     limit_sqft = limit_acres * SQFT_PER_ACRE
-    attrs = ctx.proposals.attributes
+    approvals = ctx.proposals.attributes["approved_swppp"].to_dict()
+    totals = {str(k): float(v) for k, v in ctx.disturbed_area_sqft.items()}
+    unions = ctx.disturbance_union.to_dict()
+    # Whole columns as arrays once; each proposal is a slice (no per-group pandas work).
+    pids = dist["proposal_id"].astype(str).to_numpy()
+    order = np.argsort(pids, kind="stable")
+    names, firsts = np.unique(pids[order], return_index=True)
+    bounds = [*firsts.tolist(), len(order)]
+    all_ids = dist["disturbance_id"].astype(str).to_numpy()
+    all_phases = dist["phase"].to_numpy()
+    all_geoms = dist.geometry.to_numpy()
+    all_start = to_day_numbers(dist["start_date"])
+    all_end = to_day_numbers(dist["end_date"])
     out: dict[str, list[Any]] = {k: [] for k in ("pid", "outcome", "msg", "acres", "geom")}
-    for pid, rows in dist.groupby(dist["proposal_id"].astype(str), sort=True):
-        total_sqft = float(ctx.disturbed_area_sqft.get(pid, 0.0))
-        whole = ctx.disturbance_union.get(pid)
-        ids = rows["disturbance_id"].astype(str).to_numpy()
-        start, end = to_day_numbers(rows["start_date"]), to_day_numbers(rows["end_date"])
-        backwards = (start >= 0) & (end >= 0) & (end < start)
-        dated = (start >= 0) & (end >= 0) & ~backwards
+    for k, pid in enumerate(names.tolist()):
+        rows = order[bounds[k] : bounds[k + 1]]
+        total_sqft = totals.get(pid, 0.0)
+        whole = unions.get(pid)
+        ids = all_ids[rows]
+        start, end = all_start[rows], all_end[rows]
+        has_both = (start != MISSING_DAY) & (end != MISSING_DAY)
+        backwards = has_both & (end < start)
+        dated = has_both & ~backwards
         undated = ~dated
-        approved = _approved(attrs["approved_swppp"].get(pid)) if pid in attrs.index else False
+        approved = _approved(approvals.get(pid))
         total_ok = round(total_sqft, AREA_DECIMALS) <= limit_sqft
         problem = ""
         if undated.any():
             what = "no start_date/end_date" if not backwards.any() else "missing or reversed dates"
             problem = f"polygon(s) {_listed(list(ids[undated]))} have {what}"
         peak = None
-        if dated.any():
-            sweep = DisturbanceSweep(rows.geometry.to_numpy()[dated], start[dated], end[dated])
+        if dated.sum() == 1:  # one dated polygon: no sweep needed
+            i = int(np.flatnonzero(dated)[0])
+            geom = all_geoms[rows[i]]
+            peak = Peak(
+                area_sqft=float(shapely.area(geom)),
+                first_day=day_to_date(int(start[i])),
+                last_day=day_to_date(int(end[i])),
+                members=np.array([0]),
+                geometry=geom,
+            )
+        elif dated.any():
+            sweep = DisturbanceSweep(all_geoms[rows[dated]], start[dated], end[dated])
             peak = sweep.peak()
         if peak is None:
             acres = total_sqft / SQFT_PER_ACRE
@@ -367,7 +398,7 @@ def check_five_acre_limit(ctx: CheckContext) -> gpd.GeoDataFrame:
             out["geom"].append(geom)
             continue
         dated_ids = ids[dated]
-        phases = rows["phase"].to_numpy()[dated][peak.members]
+        phases = all_phases[rows[dated]][peak.members]
         phase_names = sorted({str(p) for p in phases if not pd.isna(p)})
         where = (
             f"from {peak.first_day.isoformat()} to {peak.last_day.isoformat()}"
