@@ -125,17 +125,16 @@ def command(
         findings, results = apply_waivers(findings, waivers, today=dt.datetime.now(dt.UTC).date())
         for result in results:
             if result.status is WaiverStatus.EXPIRED:
-                log.warning(
-                    "waiver for %s (%s) expired on %s and was not applied",
-                    result.waiver.label(),
-                    result.waiver.where,
-                    result.waiver.expires,
+                click.echo(
+                    f"gis-sw: warning: waiver for {result.waiver.label()} ({result.waiver.where}) "
+                    f"expired on {result.waiver.expires} and was not applied",
+                    err=True,
                 )
             elif result.status is WaiverStatus.UNMATCHED:
-                log.warning(
-                    "waiver for %s (%s) matched no finding",
-                    result.waiver.label(),
-                    result.waiver.where,
+                click.echo(
+                    f"gis-sw: warning: waiver for {result.waiver.label()} ({result.waiver.where}) "
+                    "matched no finding",
+                    err=True,
                 )
     click.echo(format_table(findings))
     if out_dir is not None:

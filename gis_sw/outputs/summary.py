@@ -63,14 +63,13 @@ def write_summary_csv(path: str | Path, findings: pd.DataFrame, *, overwrite: bo
 
 
 def format_value(value: object, unit: str) -> str:
-    """``260 sq ft``, ``$1,400.00``, ``-`` for a missing figure."""
+    """``260 sq ft``, ``9.99 ft``, ``$1,400.00``, ``-`` for a missing figure (0.01 precision)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
     number = float(value)  # type: ignore[arg-type]
     if unit == "USD":
         return f"${number:,.2f}"
-    number = round(number, 1) + 0.0
-    text = f"{number:,.0f}" if number == round(number) else f"{number:,.1f}"
+    text = f"{round(number, 2) + 0.0:,.2f}".rstrip("0").rstrip(".")
     if unit == "sq ft" and abs(number) >= 43_560.0:
         return f"{number / 43_560.0:,.2f} acres"
     return f"{text} {unit}".strip()
