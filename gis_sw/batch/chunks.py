@@ -1,0 +1,203 @@
+"""Spatial chunks of a parcel layer, each with a halo of context features.
+
+Parcels are sorted along a Hilbert curve (``GeoSeries.hilbert_distance``) and cut into runs
+of ``chunk_size`` consecutive parcels, so each chunk is spatially compact and memory is
+bounded by the chunk size, not the town.  A chunk carries:
+
+* its own parcels (the rows it answers for), and
+* every feature of the other layers whose envelope meets the chunk's envelope grown by
+  the *halo*, at least as wide as the widest distance any screening uses
+  (``ruleset.devices.largest_setback_ft`` and ``ruleset.resources.wetland_adjacent_area_ft``).
+
+Any feature within the halo distance of a chunk parcel has an envelope inside the grown
+envelope, so a parcel at a chunk edge sees exactly the features it would see in one
+piece, and (because every per-parcel figure is ordered by the feature's row in the whole
+layer, see :mod:`gis_sw.batch.areas`) gets the same answer to the last bit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+import geopandas as gpd
+import numpy as np
+import numpy.typing as npt
+import shapely
+
+from gis_sw.ruleset import Ruleset
+
+CONTEXT_KINDS: tuple[str, ...] = (
+    "zoning",
+    "wetlands",
+    "water_bodies",
+    "floodplain",
+    "wells",
+    "septic_fields",
+    "buildings",
+)
+"""The layers a parcel's screening reads besides the parcels themselves."""
+
+
+def halo_ft(ruleset: Ruleset) -> float:
+    """The halo a chunk needs: the widest distance any parcel figure depends on."""
+    return float(
+        max(ruleset.devices.largest_setback_ft, ruleset.resources.wetland_adjacent_area_ft)
+    )
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ChunkPlan:
+    """How a parcel layer is cut into chunks.
+
+    Attributes
+    ----------
+    order
+        Parcel row positions in Hilbert order; chunk ``i`` is
+        ``order[i * chunk_size:(i + 1) * chunk_size]``.
+    chunk_size
+        Parcels per chunk (the last may hold fewer).
+    halo_ft
+        Width of the halo around each chunk's envelope.
+    bounds
+        ``(n_chunks, 4)`` envelope of each chunk's parcels, grown by the halo.
+    fingerprints
+        One short hash per chunk of its parcel rows and envelope: a resumed run checks them.
+    """
+
+    order: npt.NDArray[np.int64]
+    chunk_size: int
+    halo_ft: float
+    bounds: npt.NDArray[np.float64]
+    fingerprints: tuple[str, ...]
+
+    @property
+    def n_chunks(self) -> int:
+        return len(self.fingerprints)
+
+    def rows(self, chunk_id: int) -> npt.NDArray[np.int64]:
+        """Parcel row positions of one chunk, in ascending row order."""
+        part = self.order[chunk_id * self.chunk_size : (chunk_id + 1) * self.chunk_size]
+        return np.sort(part)
+
+
+def plan_chunks(parcels: gpd.GeoSeries, *, chunk_size: int, halo_ft: float) -> ChunkPlan:
+    """Cut parcels into Hilbert-ordered chunks.
+
+    Parcels with no geometry sort last; they still belong to a chunk (and are reported).
+
+    Raises
+    ------
+    ValueError
+        If ``chunk_size`` is below 1.
+    """
+    if chunk_size < 1:
+        raise ValueError(f"chunk size {chunk_size} must be 1 or more")
+    geoms = np.asarray(parcels.to_numpy(), dtype=object)
+    n = len(geoms)
+    missing = shapely.is_missing(geoms) | shapely.is_empty(geoms)
+    key = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+    if (~missing).any():
+        present = gpd.GeoSeries(geoms[~missing])
+        key[~missing] = present.hilbert_distance(total_bounds=present.total_bounds).to_numpy()
+    order = np.lexsort((np.arange(n), key)).astype(np.int64)
+    env = shapely.bounds(geoms)
+    n_chunks = max(1, -(-n // chunk_size)) if n else 0
+    bounds = np.full((n_chunks, 4), np.nan)
+    prints = []
+    for i in range(n_chunks):
+        rows = np.sort(order[i * chunk_size : (i + 1) * chunk_size])
+        box = env[rows]
+        if np.isfinite(box).any():
+            bounds[i] = (
+                np.nanmin(box[:, 0]) - halo_ft,
+                np.nanmin(box[:, 1]) - halo_ft,
+                np.nanmax(box[:, 2]) + halo_ft,
+                np.nanmax(box[:, 3]) + halo_ft,
+            )
+        digest = hashlib.sha256(rows.tobytes())
+        digest.update(np.nan_to_num(env[rows]).round(6).tobytes())
+        prints.append(digest.hexdigest()[:16])
+    return ChunkPlan(
+        order=order,
+        chunk_size=chunk_size,
+        halo_ft=halo_ft,
+        bounds=bounds,
+        fingerprints=tuple(prints),
+    )
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Chunk:
+    """One chunk's inputs: its parcels and the context features around them.
+
+    Attributes
+    ----------
+    chunk_id
+        Position in the plan.
+    rows
+        Row positions of the parcels in the whole layer (ascending).
+    parcels
+        Those parcels (index: row positions).
+    context
+        Kind to the features of that layer meeting the haloed envelope; the index holds
+        each feature's row in the whole layer.
+    present
+        Context kinds the town provided (an absent kind is missing data, not zero).
+    """
+
+    chunk_id: int
+    rows: npt.NDArray[np.int64]
+    parcels: gpd.GeoDataFrame
+    context: Mapping[str, gpd.GeoDataFrame]
+    present: frozenset[str]
+
+
+class ChunkSource:
+    """Builds each chunk's inputs on demand from whole layers (one STRtree per layer)."""
+
+    def __init__(
+        self,
+        parcels: gpd.GeoDataFrame,
+        context: Mapping[str, gpd.GeoDataFrame | None],
+        plan: ChunkPlan,
+    ) -> None:
+        self.parcels = parcels.reset_index(drop=True)
+        self.plan = plan
+        self._layers: dict[str, gpd.GeoDataFrame] = {}
+        self._trees: dict[str, shapely.STRtree] = {}
+        for kind, frame in context.items():
+            if frame is None:
+                continue
+            layer = frame.reset_index(drop=True)
+            self._layers[kind] = layer
+            self._trees[kind] = shapely.STRtree(np.asarray(layer.geometry.to_numpy()))
+
+    @property
+    def present(self) -> frozenset[str]:
+        return frozenset(self._layers)
+
+    def chunk(self, chunk_id: int) -> Chunk:
+        """The inputs of one chunk."""
+        rows = self.plan.rows(chunk_id)
+        parcels = self.parcels.iloc[rows]
+        bounds = self.plan.bounds[chunk_id]
+        context: dict[str, gpd.GeoDataFrame] = {}
+        for kind, frame in self._layers.items():
+            if np.isfinite(bounds).all():
+                hits = np.sort(self._trees[kind].query(shapely.box(*bounds)))
+            else:
+                hits = np.zeros(0, dtype=np.int64)
+            context[kind] = frame.iloc[hits]
+        return Chunk(
+            chunk_id=chunk_id,
+            rows=rows,
+            parcels=parcels,
+            context=context,
+            present=self.present,
+        )
+
+    def __iter__(self) -> Iterator[Chunk]:
+        for i in range(self.plan.n_chunks):
+            yield self.chunk(i)

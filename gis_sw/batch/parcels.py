@@ -1,0 +1,358 @@
+"""What Chapter 183 asks of development on each parcel: one row of figures per parcel.
+
+Per parcel (all areas in sq ft of the working CRS, rounded to 0.01):
+
+``zones`` / ``zone_main``
+    Every zoning district covering at least ``[batch] min_zone_part_sqft`` of the parcel
+    (``;``-joined, sorted) and the one covering most of it.
+``low_zone_area_sqft`` / ``permit_threshold_sqft``
+    § 183-12A: 250 sq ft of disturbance in all zones, 100 sq ft in R-10
+    (``ruleset.zones.low_threshold_zones``).  A parcel any part of which lies in a
+    low-threshold zone gets the low threshold: a disturbance on that part triggers the
+    permit at 100 sq ft.  No zoning on the parcel: NaN and ``screen = review``.
+``wetland_sqft``, ``wetland_adjacent_sqft``, ``water_body_sqft``, ``floodplain_sqft``
+    Mapped resources on the parcel (overlaps counted once).  The wetland adjacent area is
+    the band within ``ruleset.resources.wetland_adjacent_area_ft`` of a wetland, wetland
+    excluded.
+``constrained_sqft`` / ``constrained_fraction``
+    The union of wetland, wetland adjacent area, water body and floodplain on the parcel.
+``wells_near`` / ``septic_fields_near``
+    Wells and septic fields on the parcel or within ``near_ft`` of it
+    (``ruleset.devices.vehicle_traffic_ft``, 50 ft), by exact distance.
+``roof_siting_sqft`` / ``vehicle_siting_sqft``
+    Where an infiltration device may go: the parcel at least ``property_line_ft`` inside
+    its lot lines (§ 183-12C(2)(c)[6]), outside building footprints, at least
+    ``habitable_basement_ft`` from buildings with a habitable basement (unknown counts as
+    yes) ([7]) and ``septic_upgradient_ft`` from septic fields (without a DEM every side
+    counts as up-gradient) ([3]); a vehicle-traffic device also at least
+    ``vehicle_traffic_ft`` from wells, wetlands and water bodies ([3]).
+``no_vehicle_site``
+    Less than ``[batch] min_siting_area_sqft`` is left for a vehicle-traffic device.
+``mostly_constrained``
+    ``constrained_fraction`` above ``[batch] mostly_constrained_fraction`` (0.5).
+``screen``
+    ``review`` (data missing or geometry unusable), ``mostly_constrained``,
+    ``no_vehicle_site``, ``constraints`` (some resource on or near the parcel) or ``clear``.
+
+The three ``[batch]`` numbers are screening choices, not law; a ruleset may set them in a
+``[batch]`` table, else the defaults of :class:`BatchParams` apply.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import shapely
+
+from gis_sw.batch.areas import (
+    FloatArray,
+    GeomArray,
+    IntArray,
+    area_by_label,
+    count_within,
+    free_area,
+    merge_pieces,
+    removed_by_obstacles,
+    union_area_on_parcels,
+)
+from gis_sw.batch.chunks import Chunk
+from gis_sw.ruleset import Ruleset
+
+BUFFER_QUAD_SEGS = 16
+"""Segments per quarter circle of setback buffers (max inward error 0.5% of the radius)."""
+
+RESULT_COLUMNS: tuple[str, ...] = (
+    "row",
+    "parcel_id",
+    "zones",
+    "zone_main",
+    "area_sqft",
+    "low_zone_area_sqft",
+    "permit_threshold_sqft",
+    "wetland_sqft",
+    "wetland_adjacent_sqft",
+    "water_body_sqft",
+    "floodplain_sqft",
+    "constrained_sqft",
+    "constrained_fraction",
+    "near_ft",
+    "wells_near",
+    "septic_fields_near",
+    "roof_siting_sqft",
+    "vehicle_siting_sqft",
+    "no_vehicle_site",
+    "mostly_constrained",
+    "screen",
+    "result",
+    "notes",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class BatchParams:
+    """Screening choices of the batch run (not law), from the ruleset's ``[batch]`` table."""
+
+    mostly_constrained_fraction: float = 0.5
+    min_siting_area_sqft: float = 1.0
+    min_zone_part_sqft: float = 1.0
+
+    @classmethod
+    def from_ruleset(cls, ruleset: Ruleset) -> BatchParams:
+        table = ruleset.section("batch")
+        defaults = cls()
+        return cls(
+            **{
+                name: float(table.get(name, getattr(defaults, name)))
+                for name in (
+                    "mostly_constrained_fraction",
+                    "min_siting_area_sqft",
+                    "min_zone_part_sqft",
+                )
+            }
+        )
+
+
+def _geoms(frame: gpd.GeoDataFrame | None) -> GeomArray:
+    if frame is None or len(frame) == 0:
+        return np.zeros(0, dtype=object)
+    return np.asarray(frame.geometry.to_numpy(), dtype=object)
+
+
+def _keys(frame: gpd.GeoDataFrame | None) -> IntArray:
+    if frame is None or len(frame) == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.asarray(frame.index.to_numpy(), dtype=np.int64)
+
+
+def _buffer(geoms: GeomArray, distance_ft: float) -> GeomArray:
+    return np.asarray(shapely.buffer(geoms, distance_ft, quad_segs=BUFFER_QUAD_SEGS), dtype=object)
+
+
+def _zones(
+    parcels: GeomArray, zoning: gpd.GeoDataFrame, ruleset: Ruleset, params: BatchParams
+) -> pd.DataFrame:
+    column = ruleset.zones.zone_column if ruleset.zones.zone_column in zoning else "zone"
+    parts = area_by_label(parcels, _geoms(zoning), _keys(zoning), zoning[column].astype(str))
+    parts = parts[parts["area_sqft"] >= params.min_zone_part_sqft]
+    n = len(parcels)
+    zones = np.full(n, None, dtype=object)
+    main = np.full(n, None, dtype=object)
+    low = np.zeros(n, dtype=np.float64)
+    if len(parts):
+        pos = parts["parcel"].to_numpy()
+        labels = parts["label"].to_numpy(dtype=object)
+        counts = np.bincount(pos, minlength=n)
+        single = counts[pos] == 1
+        zones[pos[single]] = labels[single]
+        if (~single).any():
+            multi = parts[~single].astype({"label": object})
+            joined = multi.groupby("parcel", sort=True)["label"].agg(";".join)
+            zones[joined.index.to_numpy()] = joined.to_numpy()
+        biggest = parts.sort_values(["parcel", "area_sqft", "label"], ascending=[True, False, True])
+        first = biggest.drop_duplicates("parcel")
+        main[first["parcel"].to_numpy()] = first["label"].to_numpy()
+        in_low = parts[parts["label"].isin(ruleset.zones.low_threshold_zones)]
+        low_sum = in_low.groupby("parcel")["area_sqft"].sum()
+        low[low_sum.index.to_numpy()] = low_sum.to_numpy()
+    return pd.DataFrame({"zones": zones, "zone_main": main, "low_zone_area_sqft": low})
+
+
+def _siting(parcels: GeomArray, chunk: Chunk, ruleset: Ruleset) -> tuple[FloatArray, FloatArray]:
+    devices = ruleset.devices
+    inner = np.asarray(
+        shapely.buffer(parcels, -devices.property_line_ft, quad_segs=BUFFER_QUAD_SEGS),
+        dtype=object,
+    )
+    ctx = chunk.context
+    buildings = ctx.get("buildings")
+    septic = ctx.get("septic_fields")
+    roof_obstacles: list[GeomArray] = []
+    roof_keys: list[IntArray] = []
+    if buildings is not None and len(buildings):
+        footprints = _geoms(buildings)
+        basement = buildings.get("habitable_basement")
+        habitable = (
+            np.ones(len(buildings), dtype=bool)
+            if basement is None
+            else np.asarray(pd.array(basement, dtype="boolean").fillna(value=True), dtype=bool)
+        )
+        roof_obstacles += [
+            footprints,
+            _buffer(footprints[habitable], devices.habitable_basement_ft),
+        ]
+        roof_keys += [_keys(buildings), _keys(buildings)[habitable] + (1 << 40)]
+    if septic is not None and len(septic):
+        roof_obstacles.append(_buffer(_geoms(septic), devices.septic_upgradient_ft))
+        roof_keys.append(_keys(septic) + (2 << 40))
+    obstacles = np.concatenate(roof_obstacles) if roof_obstacles else np.zeros(0, dtype=object)
+    keys = np.concatenate(roof_keys) if roof_keys else np.zeros(0, dtype=np.int64)
+    roof_removed = removed_by_obstacles(inner, obstacles, keys)
+    vehicle_obstacles: list[GeomArray] = []
+    vehicle_keys: list[IntArray] = []
+    for shift, kind in enumerate(("wells", "wetlands", "water_bodies"), start=3):
+        frame = ctx.get(kind)
+        if frame is not None and len(frame):
+            vehicle_obstacles.append(_buffer(_geoms(frame), devices.vehicle_traffic_ft))
+            vehicle_keys.append(_keys(frame) + (shift << 40))
+    vehicle_removed = roof_removed
+    if vehicle_obstacles:
+        more = removed_by_obstacles(
+            inner, np.concatenate(vehicle_obstacles), np.concatenate(vehicle_keys)
+        )
+        vehicle_removed = merge_pieces(roof_removed, more)
+    return free_area(inner, roof_removed), free_area(inner, vehicle_removed)
+
+
+def screen_chunk(chunk: Chunk, ruleset: Ruleset) -> pd.DataFrame:
+    """Screen the parcels of one chunk.
+
+    Returns
+    -------
+    DataFrame
+        Columns :data:`RESULT_COLUMNS`, one row per chunk parcel, ordered by ``row``.
+    """
+    params = BatchParams.from_ruleset(ruleset)
+    frame = chunk.parcels
+    geoms = _geoms(frame).copy()
+    n = len(geoms)
+    unusable = shapely.is_missing(geoms) | shapely.is_empty(geoms)
+    geoms[unusable] = None
+    ctx = chunk.context
+    notes: list[list[str]] = [[] for _ in range(n)]
+    missing_layers = sorted(
+        {"zoning", "wetlands", "water_bodies", "floodplain", "wells", "septic_fields", "buildings"}
+        - set(chunk.present)
+    )
+    out = pd.DataFrame(
+        {
+            "row": chunk.rows,
+            "parcel_id": frame["parcel_id"].astype(object).to_numpy(),
+            "area_sqft": np.nan_to_num(shapely.area(geoms)),
+        }
+    )
+    if "zoning" in ctx:
+        out = out.join(_zones(geoms, ctx["zoning"], ruleset, params))
+    else:
+        out["zones"], out["zone_main"], out["low_zone_area_sqft"] = None, None, 0.0
+    permit = ruleset.permit
+    out["permit_threshold_sqft"] = np.where(
+        out["low_zone_area_sqft"].to_numpy() > 0,
+        permit.threshold_low_zone_sqft,
+        permit.threshold_any_zone_sqft,
+    )
+    no_zone = out["zones"].isna().to_numpy()
+    out.loc[no_zone, "permit_threshold_sqft"] = np.nan
+
+    def layer_area(kind: str, features: GeomArray | None = None) -> FloatArray:
+        layer = ctx.get(kind)
+        if layer is None:
+            return np.full(n, np.nan)
+        feats = _geoms(layer) if features is None else features
+        return union_area_on_parcels(geoms, feats, _keys(layer))
+
+    wetlands = ctx.get("wetlands")
+    wetland_buffers = _buffer(_geoms(wetlands), ruleset.resources.wetland_adjacent_area_ft)
+    out["wetland_sqft"] = layer_area("wetlands")
+    out["wetland_adjacent_sqft"] = np.maximum(
+        layer_area("wetlands", wetland_buffers) - out["wetland_sqft"].to_numpy(), 0.0
+    )
+    out["water_body_sqft"] = layer_area("water_bodies")
+    out["floodplain_sqft"] = layer_area("floodplain")
+    constraint_parts = [
+        (wetland_buffers, _keys(wetlands)),
+        (_geoms(ctx.get("water_bodies")), _keys(ctx.get("water_bodies")) + (1 << 40)),
+        (_geoms(ctx.get("floodplain")), _keys(ctx.get("floodplain")) + (2 << 40)),
+    ]
+    out["constrained_sqft"] = union_area_on_parcels(
+        geoms,
+        np.concatenate([g for g, _ in constraint_parts]),
+        np.concatenate([k for _, k in constraint_parts]),
+    )
+    area = out["area_sqft"].to_numpy()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        fraction = np.where(area > 0, out["constrained_sqft"].to_numpy() / area, np.nan)
+    out["constrained_fraction"] = np.round(fraction, 4)
+    near_ft = ruleset.devices.vehicle_traffic_ft
+    out["near_ft"] = near_ft
+    for kind, column in (("wells", "wells_near"), ("septic_fields", "septic_fields_near")):
+        layer = ctx.get(kind)
+        if layer is None:
+            out[column] = pd.array([pd.NA] * n, dtype="Int64")
+        else:
+            counts = count_within(geoms, _geoms(layer), _keys(layer), distance_ft=near_ft)
+            out[column] = pd.array(counts, dtype="Int64")
+    roof, vehicle = _siting(geoms, chunk, ruleset)
+    out["roof_siting_sqft"] = roof
+    out["vehicle_siting_sqft"] = vehicle
+    area_columns = [
+        c for c in RESULT_COLUMNS if c.endswith("_sqft") and c != "permit_threshold_sqft"
+    ]
+    out[area_columns] = out[area_columns].round(2)
+    out.loc[unusable, ["roof_siting_sqft", "vehicle_siting_sqft"]] = np.nan
+    out["no_vehicle_site"] = out["vehicle_siting_sqft"].to_numpy() < params.min_siting_area_sqft
+    out["mostly_constrained"] = (
+        out["constrained_fraction"].to_numpy() > params.mostly_constrained_fraction
+    )
+    for i in np.flatnonzero(unusable):
+        notes[i].append("parcel has no usable geometry")
+    for i in np.flatnonzero(no_zone & ~unusable):
+        notes[i].append("no zoning district covers the parcel")
+    if "_repaired" in frame:
+        for i in np.flatnonzero(frame["_repaired"].to_numpy()):
+            notes[i].append("invalid geometry repaired with make_valid")
+    if "_duplicate" in frame:
+        for i in np.flatnonzero(frame["_duplicate"].to_numpy()):
+            notes[i].append("parcel_id is not unique in the parcel layer")
+    layer_note = f"layers not provided: {', '.join(missing_layers)}" if missing_layers else ""
+    out["screen"] = _screen_class(out, unusable | no_zone, bool(missing_layers))
+    out["result"] = _result(out)
+    out["notes"] = ["; ".join(n_ + ([layer_note] if layer_note else [])) for n_ in notes]
+    return out[list(RESULT_COLUMNS)].reset_index(drop=True)
+
+
+def _result(out: pd.DataFrame) -> np.ndarray:
+    """The parcel's screening result in the vocabulary of findings (for maps and summary).
+
+    ``review`` when data is missing; ``required`` when a mapped resource lies on the parcel
+    (§ 183-12C(3)(a)[5]: the plans must show it, and other chapters apply, see SW106);
+    ``info`` when only wells or septic fields are near or no vehicle-traffic device fits;
+    ``pass`` otherwise.
+    """
+    resources = (
+        out[["wetland_sqft", "wetland_adjacent_sqft", "water_body_sqft", "floodplain_sqft"]]
+        .fillna(0)
+        .to_numpy()
+        > 0
+    ).any(axis=1)
+    screen = out["screen"].to_numpy()
+    return np.select(
+        [screen == "review", resources, screen != "clear"],
+        ["review", "required", "info"],
+        default="pass",
+    ).astype(object)
+
+
+def _screen_class(out: pd.DataFrame, review: np.ndarray, layers_missing: bool) -> np.ndarray:
+    has_resource = (
+        (
+            out[["wetland_sqft", "wetland_adjacent_sqft", "water_body_sqft", "floodplain_sqft"]]
+            .fillna(0)
+            .to_numpy()
+            > 0
+        ).any(axis=1)
+        | (out["wells_near"].fillna(0).to_numpy() > 0)
+        | (out["septic_fields_near"].fillna(0).to_numpy() > 0)
+    )
+    return np.select(
+        [
+            review | layers_missing,
+            out["mostly_constrained"].to_numpy(),
+            out["no_vehicle_site"].to_numpy(),
+            has_resource,
+        ],
+        ["review", "mostly_constrained", "no_vehicle_site", "constraints"],
+        default="clear",
+    ).astype(object)

@@ -1,0 +1,135 @@
+"""Check a parcel layer before a batch run: report problems, never crash on them.
+
+A townwide layer always has a few bad rows.  Instead of stopping, the batch run
+
+* repairs invalid geometries with ``make_valid`` (keeping the polygonal part) and flags them,
+* keeps every row of a duplicated ``parcel_id`` (each keeps its own figures) and flags them,
+* screens a parcel with no geometry as ``review``,
+
+and lists every such row in ``problems.csv`` (row, parcel id, problem, value, fix).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import shapely
+
+PROBLEM_COLUMNS: tuple[str, ...] = ("row", "parcel_id", "problem", "value", "fix")
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PreparedParcels:
+    """Parcels ready to chunk, plus what was wrong with them.
+
+    Attributes
+    ----------
+    parcels
+        ``parcel_id``, ``geometry``, ``_repaired`` and ``_duplicate`` (RangeIndex = row).
+    problems
+        One row per problem, columns :data:`PROBLEM_COLUMNS`.
+    """
+
+    parcels: gpd.GeoDataFrame
+    problems: pd.DataFrame
+
+    def summary(self) -> str:
+        """One line for the CLI (empty when there were no problems)."""
+        if len(self.problems) == 0:
+            return ""
+        counts = self.problems["problem"].value_counts().sort_index()
+        parts = []
+        for problem, count in counts.items():
+            ids = self.problems.loc[self.problems["problem"] == problem, "parcel_id"]
+            shown = ", ".join(str(i) for i in ids.head(5))
+            more = f" and {count - 5} more" if count > 5 else ""
+            parts.append(f"{count} parcel(s) with {problem} ({shown}{more})")
+        return "; ".join(parts) + " (see problems.csv)"
+
+
+def _polygonal(geom: shapely.Geometry) -> shapely.Geometry:
+    parts = [p for p in shapely.get_parts(geom) if shapely.get_type_id(p) in (3, 6)]
+    if not parts:
+        return shapely.Polygon()
+    merged = shapely.union_all(parts)
+    return merged
+
+
+def prepare_parcels(parcels: gpd.GeoDataFrame) -> PreparedParcels:
+    """Repair and flag a parcel layer (``parcel_id`` and geometry columns needed).
+
+    Raises
+    ------
+    KeyError
+        If there is no ``parcel_id`` column (the layer readers guarantee one).
+    """
+    frame = gpd.GeoDataFrame(
+        {"parcel_id": parcels["parcel_id"].to_numpy()},
+        geometry=np.asarray(parcels.geometry.to_numpy(), dtype=object),
+        crs=parcels.crs,
+    )
+    geoms = np.asarray(frame.geometry.to_numpy(), dtype=object)
+    ids = frame["parcel_id"]
+    problems: list[dict[str, object]] = []
+    missing = shapely.is_missing(geoms) | shapely.is_empty(geoms)
+    invalid = ~missing & ~shapely.is_valid(geoms)
+    repaired = np.zeros(len(frame), dtype=bool)
+    if invalid.any():
+        reasons = shapely.is_valid_reason(geoms[invalid])
+        fixed = shapely.make_valid(geoms[invalid])
+        # Rare path: only the invalid rows are visited.
+        fixed = np.asarray([_polygonal(g) for g in fixed], dtype=object)
+        geoms[invalid] = fixed
+        repaired[invalid] = True
+        for row, reason in zip(np.flatnonzero(invalid), reasons, strict=True):
+            problems.append(
+                {
+                    "row": int(row),
+                    "parcel_id": ids.iloc[row],
+                    "problem": "invalid geometry",
+                    "value": str(reason),
+                    "fix": "repaired with make_valid; correct the parcel in the source layer",
+                }
+            )
+    for row in np.flatnonzero(missing):
+        problems.append(
+            {
+                "row": int(row),
+                "parcel_id": ids.iloc[row],
+                "problem": "no geometry",
+                "value": "empty" if geoms[row] is not None else "null",
+                "fix": "draw the parcel or remove the row; it is screened as review",
+            }
+        )
+    no_id = ids.isna().to_numpy()
+    for row in np.flatnonzero(no_id):
+        problems.append(
+            {
+                "row": int(row),
+                "parcel_id": None,
+                "problem": "no parcel_id",
+                "value": "null",
+                "fix": "give the parcel an id; rows are told apart by 'row'",
+            }
+        )
+    duplicate = ids.duplicated(keep=False).to_numpy() & ~no_id
+    for row in np.flatnonzero(duplicate):
+        problems.append(
+            {
+                "row": int(row),
+                "parcel_id": ids.iloc[row],
+                "problem": "duplicate parcel_id",
+                "value": str(ids.iloc[row]),
+                "fix": "give each parcel its own id; every row is screened and kept",
+            }
+        )
+    frame = frame.set_geometry(gpd.GeoSeries(geoms, crs=parcels.crs))
+    frame["_repaired"] = repaired
+    frame["_duplicate"] = duplicate
+    table = pd.DataFrame(problems, columns=list(PROBLEM_COLUMNS))
+    if len(table):
+        table = table.sort_values(["row", "problem"], kind="stable").reset_index(drop=True)
+    return PreparedParcels(parcels=frame, problems=table)

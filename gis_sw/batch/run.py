@@ -1,0 +1,255 @@
+"""The batch driver: plan chunks, screen them on threads (or Dask), keep each as a part.
+
+shapely releases the GIL, so threads over chunks use both cores of a small machine (DESIGN.md
+measured 1.9x on 2 cores, and process pools slower: serialising geometries costs more than
+the work).  At most ``2 * workers`` chunks are in flight, so memory is bounded by the chunk
+size, not the size of the town.
+
+The library shows no progress bar itself: pass ``progress`` (called with the number of
+chunks finished since the last call) and the CLI drives tqdm with it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+
+from gis_sw.batch.chunks import CONTEXT_KINDS, ChunkPlan, ChunkSource, halo_ft, plan_chunks
+from gis_sw.batch.parcels import RESULT_COLUMNS, screen_chunk
+from gis_sw.batch.prepare import PreparedParcels, prepare_parcels
+from gis_sw.batch.resume import PartStore
+from gis_sw.errors import LayerError, Problem
+from gis_sw.layers.layerset import LayerSet
+from gis_sw.ruleset import Ruleset
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int], None]
+DEFAULT_CHUNK_SIZE = 2000
+
+
+class Engine(StrEnum):
+    LOCAL = "local"
+    DASK = "dask"
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    """How to run the chunks.
+
+    Attributes
+    ----------
+    chunk_size
+        Parcels per chunk.
+    workers
+        Threads (local engine) or threads of the in-process Dask cluster.
+    engine
+        ``local`` or ``dask``.
+    scheduler
+        Address of a running Dask scheduler (``tcp://host:8786``); None starts a local
+        in-process cluster.
+    """
+
+    chunk_size: int = DEFAULT_CHUNK_SIZE
+    workers: int = 2
+    engine: Engine = Engine.LOCAL
+    scheduler: str | None = None
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ScreenResult:
+    """Per-parcel rows of a whole layer, and what was wrong with the layer."""
+
+    rows: pd.DataFrame
+    prepared: PreparedParcels
+    plan: ChunkPlan
+    chunks_run: int
+
+
+def plan_for(
+    layers: LayerSet, ruleset: Ruleset, *, chunk_size: int
+) -> tuple[PreparedParcels, ChunkPlan]:
+    """Check the parcels and cut them into chunks.
+
+    Raises
+    ------
+    LayerError
+        If the layer set has no parcels layer.
+    """
+    parcels = layers.get("parcels")
+    if parcels is None:
+        raise LayerError(
+            Problem("parcels", "no parcels layer was provided", "add a 'parcels' layer")
+        )
+    prepared = prepare_parcels(parcels)
+    plan = plan_chunks(prepared.parcels.geometry, chunk_size=chunk_size, halo_ft=halo_ft(ruleset))
+    return prepared, plan
+
+
+def _context(layers: LayerSet) -> dict[str, gpd.GeoDataFrame | None]:
+    return {kind: layers.get(kind) for kind in CONTEXT_KINDS}
+
+
+def screen_layers(
+    layers: LayerSet,
+    ruleset: Ruleset,
+    *,
+    options: RunOptions | None = None,
+    store: PartStore | None = None,
+    done: Iterable[int] = (),
+    progress: Progress | None = None,
+    prepared_plan: tuple[PreparedParcels, ChunkPlan] | None = None,
+) -> ScreenResult:
+    """Screen every parcel of ``layers``.
+
+    With ``store``, each chunk's rows are written as a part as soon as it is finished and
+    chunks in ``done`` are skipped (resume); the rows are read back from the parts at the
+    end.  Without it, rows are kept in memory.
+
+    Raises
+    ------
+    LayerError
+        If there is no parcels layer.
+    """
+    options = options or RunOptions()
+    prepared, plan = prepared_plan or plan_for(layers, ruleset, chunk_size=options.chunk_size)
+    source = ChunkSource(prepared.parcels, _context(layers), plan)
+    done_set = set(done)
+    todo = [i for i in range(plan.n_chunks) if i not in done_set]
+    if progress and done_set:
+        progress(len(done_set))
+    kept: dict[int, pd.DataFrame] = {}
+
+    def finish(chunk_id: int, rows: pd.DataFrame) -> None:
+        if store is not None:
+            store.write(chunk_id, rows)
+        else:
+            kept[chunk_id] = rows
+        if progress:
+            progress(1)
+
+    if options.engine == Engine.DASK:
+        from gis_sw.batch.dask_engine import run_on_dask
+
+        run_on_dask(source, todo, ruleset, finish, options=options)
+    else:
+        _run_threads(source, todo, ruleset, finish, workers=options.workers)
+    if store is not None:
+        rows = store.read_all(plan.n_chunks)
+    elif kept:
+        rows = pd.concat([kept[i] for i in sorted(kept)], ignore_index=True)
+        rows = rows.sort_values("row", kind="stable").reset_index(drop=True)
+    else:
+        rows = pd.DataFrame({c: [] for c in RESULT_COLUMNS})
+    return ScreenResult(rows=rows, prepared=prepared, plan=plan, chunks_run=len(todo))
+
+
+def _run_threads(
+    source: ChunkSource,
+    todo: list[int],
+    ruleset: Ruleset,
+    finish: Callable[[int, pd.DataFrame], None],
+    *,
+    workers: int,
+) -> None:
+    def task(chunk_id: int) -> pd.DataFrame:
+        return screen_chunk(source.chunk(chunk_id), ruleset)
+
+    if workers <= 1:
+        for chunk_id in todo:
+            finish(chunk_id, task(chunk_id))
+        return
+    pending: dict[Future[pd.DataFrame], int] = {}
+    queue = list(reversed(todo))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="gis-sw-batch") as pool:
+        while queue or pending:
+            while queue and len(pending) < 2 * workers:
+                chunk_id = queue.pop()
+                pending[pool.submit(task, chunk_id)] = chunk_id
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                chunk_id = pending.pop(future)
+                finish(chunk_id, future.result())
+
+
+def manifest_for(
+    layers: LayerSet, ruleset: Ruleset, plan: ChunkPlan, *, proposals: str | None
+) -> dict[str, object]:
+    """What identifies a run, for :class:`PartStore` (a resume must match it)."""
+    return {
+        "source": str(layers.source),
+        "ruleset": ruleset.name,
+        "ruleset_version": ruleset.version,
+        "ruleset_source": ruleset.source,
+        "proposals": proposals,
+        "chunk_size": plan.chunk_size,
+        "halo_ft": plan.halo_ft,
+        "parcels": len(plan.order),
+        "chunks": list(plan.fingerprints),
+    }
+
+
+def run_chunks_to_store(
+    layers: LayerSet,
+    ruleset: Ruleset,
+    out_dir: Path,
+    *,
+    options: RunOptions,
+    resume: bool,
+    overwrite: bool,
+    proposals: str | None = None,
+    progress: Progress | None = None,
+    on_plan: Callable[[ChunkPlan], None] | None = None,
+) -> ScreenResult:
+    """Screen into part files under ``out_dir/parts``, resuming a killed run if asked.
+
+    Raises
+    ------
+    OutputError
+        When earlier parts are in the way (see :meth:`PartStore.start`).
+    """
+    prepared, plan = plan_for(layers, ruleset, chunk_size=options.chunk_size)
+    if on_plan:
+        on_plan(plan)
+    store = PartStore.in_output(out_dir)
+    done = store.start(
+        manifest_for(layers, ruleset, plan, proposals=proposals), resume=resume, overwrite=overwrite
+    )
+    log.info(
+        "%d parcels in %d chunks of %d (%d already done)",
+        len(plan.order),
+        plan.n_chunks,
+        plan.chunk_size,
+        len(done),
+    )
+    return screen_layers(
+        layers,
+        ruleset,
+        options=options,
+        store=store,
+        done=done,
+        progress=progress,
+        prepared_plan=(prepared, plan),
+    )
+
+
+def rows_equal(left: pd.DataFrame, right: pd.DataFrame) -> bool:
+    """True when two result tables hold the same figures (NaN equal to NaN)."""
+    if list(left.columns) != list(right.columns) or len(left) != len(right):
+        return False
+    for column in left.columns:
+        a, b = left[column].to_numpy(), right[column].to_numpy()
+        if a.dtype.kind == "f" and b.dtype.kind == "f":
+            if not np.array_equal(a, b, equal_nan=True):
+                return False
+        elif not pd.Series(a).equals(pd.Series(b)):
+            return False
+    return True

@@ -1,0 +1,201 @@
+"""Write what a batch run found: parcels, findings, problems, summary and overview map.
+
+Every file is written atomically (:func:`gis_sw.outputs.atomic.atomic_path`).
+
+* ``parcels.parquet`` (GeoParquet) and ``parcels.gpkg``: one row per parcel, the columns
+  of :data:`gis_sw.batch.parcels.RESULT_COLUMNS` and the parcel geometry (working CRS).
+* ``findings.parquet`` / ``findings.gpkg`` / ``findings.geojson`` (with ``--proposals``):
+  every finding of :func:`gis_sw.analysis.engine.run_rules`.
+* ``problems.csv``: rows of the parcel layer that were repaired, duplicated or empty.
+* ``summary.csv``: ``table,zone,outcome,screen,count``; ``table`` is ``parcels``
+  (``outcome`` the parcel's ``result``, ``screen`` its class, ``zone`` its main zone) or
+  ``findings`` (``outcome`` the finding's outcome, ``zone`` the main zone under the
+  proposal's disturbance).
+* ``overview.png``: the townwide overview map, when the maps module provides one.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import logging
+from pathlib import Path
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+
+from gis_sw.batch.areas import area_by_label
+from gis_sw.batch.run import ScreenResult
+from gis_sw.layers.layerset import LayerSet
+from gis_sw.outputs.atomic import atomic_path
+from gis_sw.ruleset import Ruleset
+
+log = logging.getLogger(__name__)
+
+NO_ZONE = "(none)"
+SUMMARY_COLUMNS = ("table", "zone", "outcome", "screen", "count")
+
+
+def parcels_frame(result: ScreenResult, crs: object) -> gpd.GeoDataFrame:
+    """Per-parcel rows with the (repaired) parcel geometry."""
+    geoms = result.prepared.parcels.geometry.to_numpy()[result.rows["row"].to_numpy()]
+    return gpd.GeoDataFrame(result.rows.copy(), geometry=gpd.GeoSeries(geoms, crs=crs), crs=crs)
+
+
+def write_frame(frame: gpd.GeoDataFrame, path: Path, *, overwrite: bool) -> Path:
+    """GeoParquet, GeoPackage or GeoJSON by the path's suffix, written atomically."""
+    with atomic_path(path, overwrite=overwrite) as tmp:
+        if path.suffix == ".parquet":
+            frame.to_parquet(tmp, index=False)
+        elif path.suffix == ".geojson":
+            frame.to_crs(4326).to_file(tmp, driver="GeoJSON", engine="pyogrio")
+        else:
+            frame.to_file(tmp, driver="GPKG", layer=path.stem, engine="pyogrio", use_arrow=True)
+    return path
+
+
+def findings_zone(
+    findings: gpd.GeoDataFrame, layers: LayerSet, disturbance: gpd.GeoDataFrame
+) -> pd.Series:
+    """Main zone under each finding's proposal disturbance (``(none)`` if unknown)."""
+    zoning = layers.get("zoning")
+    if zoning is None or len(disturbance) == 0:
+        return pd.Series(NO_ZONE, index=findings.index)
+    by_proposal = disturbance.dissolve(by="proposal_id")
+    geoms = np.asarray(by_proposal.geometry.to_numpy(), dtype=object)
+    parts = area_by_label(
+        geoms,
+        np.asarray(zoning.geometry.to_numpy(), dtype=object),
+        np.arange(len(zoning), dtype=np.int64),
+        zoning["zone"].astype(str).to_numpy(dtype=object),
+    )
+    parts = parts.sort_values(["parcel", "area_sqft", "label"], ascending=[True, False, True])
+    first = parts.drop_duplicates("parcel")
+    zone_of = dict(
+        zip(
+            by_proposal.index.to_numpy()[first["parcel"].to_numpy()],
+            first["label"],
+            strict=True,
+        )
+    )
+    return findings["proposal_id"].map(zone_of).fillna(NO_ZONE)
+
+
+def summary_table(
+    parcels: pd.DataFrame, findings: pd.DataFrame | None, finding_zones: pd.Series | None
+) -> pd.DataFrame:
+    """Counts by zone and outcome (see the module docstring)."""
+    frames = []
+    zone = parcels["zone_main"].fillna(NO_ZONE)
+    counts = (
+        pd.DataFrame({"zone": zone, "outcome": parcels["result"], "screen": parcels["screen"]})
+        .value_counts()
+        .rename("count")
+        .reset_index()
+    )
+    counts.insert(0, "table", "parcels")
+    frames.append(counts)
+    if findings is not None and finding_zones is not None and len(findings):
+        fcounts = (
+            pd.DataFrame({"zone": finding_zones.to_numpy(), "outcome": findings["outcome"]})
+            .value_counts()
+            .rename("count")
+            .reset_index()
+        )
+        fcounts.insert(0, "table", "findings")
+        fcounts["screen"] = ""
+        frames.append(fcounts)
+    table = pd.concat(frames, ignore_index=True)[list(SUMMARY_COLUMNS)]
+    return table.sort_values(["table", "zone", "outcome", "screen"], kind="stable").reset_index(
+        drop=True
+    )
+
+
+def write_overview_map(
+    path: Path, parcels: gpd.GeoDataFrame, *, ruleset: Ruleset, overwrite: bool
+) -> Path | None:
+    """The townwide overview map from :mod:`gis_sw.outputs.maps.overview`, if present."""
+    name = "gis_sw.outputs.maps.overview"
+    try:
+        found = importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        found = False
+    if not found:
+        log.warning("overview map skipped: %s is not available", name)
+        return None
+    module = importlib.import_module(name)
+    module.write_overview(path, parcels, ruleset=ruleset, overwrite=overwrite)
+    return path
+
+
+def write_batch_outputs(
+    out_dir: Path,
+    result: ScreenResult,
+    layers: LayerSet,
+    ruleset: Ruleset,
+    *,
+    findings: gpd.GeoDataFrame | None = None,
+    disturbance: gpd.GeoDataFrame | None = None,
+    overwrite: bool,
+    formats: tuple[str, ...] = ("parquet", "gpkg"),
+    overview: bool = True,
+) -> dict[str, Path]:
+    """Write every output of a batch run into ``out_dir``; return name to path.
+
+    Raises
+    ------
+    OutputError
+        If an output exists without ``overwrite`` or cannot be written.
+    """
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+    parcels = parcels_frame(result, ruleset.working_crs)
+    for fmt in formats:
+        written[f"parcels.{fmt}"] = write_frame(
+            parcels, out_dir / f"parcels.{fmt}", overwrite=overwrite
+        )
+    with atomic_path(out_dir / "problems.csv", overwrite=overwrite) as tmp:
+        result.prepared.problems.to_csv(tmp, index=False)
+    written["problems.csv"] = out_dir / "problems.csv"
+    finding_zones = None
+    if findings is not None:
+        finding_zones = findings_zone(
+            findings, layers, disturbance if disturbance is not None else findings.iloc[:0]
+        )
+        for suffix in ("parquet", "gpkg", "geojson"):
+            path = out_dir / f"findings.{suffix}"
+            written[path.name] = _write_findings(findings, path, overwrite=overwrite)
+    summary = summary_table(result.rows, findings, finding_zones)
+    with atomic_path(out_dir / "summary.csv", overwrite=overwrite) as tmp:
+        summary.to_csv(tmp, index=False)
+    written["summary.csv"] = out_dir / "summary.csv"
+    if overview:
+        overview_path = write_overview_map(
+            out_dir / "overview.png", parcels, ruleset=ruleset, overwrite=overwrite
+        )
+        if overview_path is not None:
+            written["overview.png"] = overview_path
+    return written
+
+
+def _write_findings(findings: gpd.GeoDataFrame, path: Path, *, overwrite: bool) -> Path:
+    """Findings through the shared writers of :mod:`gis_sw.outputs` when they exist."""
+    writers = {
+        ".geojson": ("gis_sw.outputs.geojson", "write_geojson"),
+        ".gpkg": ("gis_sw.outputs.geopackage", "write_geopackage"),
+    }
+    if path.suffix in writers:
+        module_name, func = writers[path.suffix]
+        try:
+            found = importlib.util.find_spec(module_name) is not None
+        except ModuleNotFoundError:
+            found = False
+        if found:
+            module = importlib.import_module(module_name)
+            writer = getattr(module, func, None)
+            if writer is not None:
+                writer(findings, path, overwrite=overwrite)
+                return path
+    return write_frame(findings, path, overwrite=overwrite)

@@ -1,0 +1,162 @@
+"""``gis-sw batch``: screen every parcel of a town (and every pending proposal) in one run."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from gis_sw.batch.run import DEFAULT_CHUNK_SIZE, ChunkPlan, Engine, RunOptions, run_chunks_to_store
+from gis_sw.batch.write import write_batch_outputs
+from gis_sw.errors import OutputError
+
+log = logging.getLogger(__name__)
+
+
+@click.command(name="batch")
+@click.option(
+    "--layers",
+    "layers_source",
+    required=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="Town layers: a layers manifest (.toml), a GeoPackage, or a folder with layers.toml.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Output folder (parcels, findings, summary, overview map, parts for --resume).",
+)
+@click.option(
+    "--proposals",
+    "proposals_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Proposals file: every proposal in it is checked with every rule.",
+)
+@click.option("--ruleset", "ruleset_name", default=None, help="Packaged ruleset name or TOML path.")
+@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option(
+    "--chunk-size",
+    type=click.IntRange(min=1),
+    default=DEFAULT_CHUNK_SIZE,
+    show_default=True,
+    help="Parcels per chunk; memory grows with it.",
+)
+@click.option(
+    "--engine",
+    type=click.Choice([e.value for e in Engine]),
+    default=Engine.LOCAL.value,
+    show_default=True,
+    help="local: threads on this machine; dask: a Dask cluster.",
+)
+@click.option("--scheduler", default=None, help="Dask scheduler address (with --engine dask).")
+@click.option(
+    "--resume", is_flag=True, help="Finish a run that was stopped, redoing only unfinished chunks."
+)
+@click.option("--overwrite", is_flag=True, help="Replace outputs (and parts) of an earlier run.")
+@click.option("--no-gpkg", is_flag=True, help="Skip parcels.gpkg (GeoParquet only; faster).")
+@click.option("--no-map", is_flag=True, help="Skip the overview map.")
+def command(  # noqa: PLR0917  # click passes every option by keyword
+    layers_source: Path,
+    out_dir: Path,
+    proposals_path: Path | None,
+    ruleset_name: str | None,
+    workers: int,
+    chunk_size: int,
+    engine: str,
+    scheduler: str | None,
+    resume: bool,
+    overwrite: bool,
+    no_gpkg: bool,
+    no_map: bool,
+) -> None:
+    """Screen every parcel of a town: zones, permit threshold, resources, siting room.
+
+    Writes parcels.parquet / parcels.gpkg, summary.csv, problems.csv, the overview map and,
+    with --proposals, findings.parquet / .gpkg / .geojson into OUT.  Progress goes to stderr
+    when it is a terminal.
+    """
+    from gis_sw.layers.read import read_layers
+    from gis_sw.ruleset import load_ruleset
+
+    started = time.perf_counter()
+    ruleset = load_ruleset(ruleset_name)
+    final = out_dir / "parcels.parquet"
+    if final.exists() and not (overwrite or resume):
+        raise OutputError(
+            f"output {final} already exists. Fix: pass --overwrite to replace it, or choose "
+            "another --out folder."
+        )
+    layers = read_layers(layers_source, ruleset=ruleset)
+    proposals = None
+    if proposals_path is not None:
+        from gis_sw.layers.proposals_io import read_proposals
+
+        proposals = read_proposals(proposals_path, ruleset=ruleset, crs=layers.crs)
+    options = RunOptions(
+        chunk_size=chunk_size, workers=workers, engine=Engine(engine), scheduler=scheduler
+    )
+    bar = None
+
+    def on_plan(plan: ChunkPlan) -> None:
+        nonlocal bar
+        if sys.stderr.isatty():
+            from tqdm import tqdm
+
+            bar = tqdm(total=plan.n_chunks, unit="chunk", desc="screening", file=sys.stderr)
+
+    def progress(n: int) -> None:
+        if bar is not None:
+            bar.update(n)
+
+    try:
+        result = run_chunks_to_store(
+            layers,
+            ruleset,
+            out_dir,
+            options=options,
+            resume=resume,
+            overwrite=overwrite,
+            proposals=str(proposals_path) if proposals_path else None,
+            progress=progress,
+            on_plan=on_plan,
+        )
+    finally:
+        if bar is not None:
+            bar.close()
+    findings = None
+    disturbance = None
+    if proposals is not None:
+        from gis_sw.analysis.engine import run_rules
+
+        findings = run_rules(layers, proposals, ruleset)
+        disturbance = proposals.disturbance
+    formats = ("parquet",) if no_gpkg else ("parquet", "gpkg")
+    written = write_batch_outputs(
+        out_dir,
+        result,
+        layers,
+        ruleset,
+        findings=findings,
+        disturbance=disturbance,
+        overwrite=True,
+        formats=formats,
+        overview=not no_map,
+    )
+    elapsed = time.perf_counter() - started
+    n = len(result.rows)
+    rate = n / max(elapsed, 1e-9)
+    click.echo(
+        f"screened {n} parcels in {result.plan.n_chunks} chunks ({result.chunks_run} run now) "
+        f"in {elapsed:.1f} s ({rate:,.0f} parcels/s)",
+        err=True,
+    )
+    problems = result.prepared.summary()
+    if problems:
+        click.echo(f"parcel layer problems: {problems}", err=True)
+    for name, path in written.items():
+        click.echo(f"{name}\t{path}")
