@@ -1,0 +1,480 @@
+"""Engineering-scale map sheets of each proposal (PDF and PNG).
+
+One sheet per proposal at the largest of 1" = 10', 20', 30', 40', 50' at which the site fits;
+a map book at 1" = 50' with a key map when it does not (§ 183-12C(3)(a)[3]).  Each page has
+the map frame at true scale, and a side panel with the location map with zoning, north arrow,
+scale bar, legend, and the title block.  Fail and review findings are highlighted and labelled
+(``SW205 9.0 ft < 10 ft``); those with no place on the map are listed in the panel.
+
+Figures are built with :class:`matplotlib.figure.Figure` and the Agg canvas (no pyplot state),
+and PDFs embed subset Type 3 fonts with a text layer, so their text can be searched
+(TrueType embedding took twice as long for the same result).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import re
+import textwrap
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import geopandas as gpd
+import matplotlib as mpl
+import numpy as np
+import shapely
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.backends.backend_pdf import PdfPages
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from gis_sw.errors import OutputError
+from gis_sw.layers.layerset import LayerSet
+from gis_sw.layers.proposals import Proposals
+from gis_sw.outputs.atomic import atomic_path, check_writable
+from gis_sw.outputs.maps import furniture
+from gis_sw.outputs.maps.labels import place_labels
+from gis_sw.outputs.maps.scale import (
+    SheetPlan,
+    SheetSize,
+    View,
+    plan_sheets,
+    scale_text,
+    sheet_size,
+)
+from gis_sw.outputs.maps.site import (
+    SiteData,
+    device_label_items,
+    draw_basemap,
+    draw_findings,
+    draw_proposal,
+    draw_town_layers,
+    finding_items,
+    in_view,
+)
+from gis_sw.ruleset import Ruleset
+
+log = logging.getLogger(__name__)
+
+FORMATS = ("pdf", "png")
+PNG_DPI = 150
+_RC: Any = {"pdf.fonttype": 3, "font.family": "DejaVu Sans", "hatch.linewidth": 0.5}
+
+
+def safe_name(proposal_id: str) -> str:
+    """A file-name-safe form of a proposal id (``P 1/2`` becomes ``P_1_2``)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", proposal_id).strip("._") or "proposal"
+
+
+def _site_data(
+    proposal_id: str,
+    proposals: Proposals,
+    findings: gpd.GeoDataFrame,
+    siting: gpd.GeoDataFrame | gpd.GeoSeries | None,
+) -> SiteData:
+    def mine(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+        return frame[frame["proposal_id"].astype(str) == proposal_id]
+
+    impervious = proposals.impervious
+    siting_frame: gpd.GeoDataFrame | None = None
+    if siting is not None:
+        siting_frame = (
+            gpd.GeoDataFrame(geometry=siting) if isinstance(siting, gpd.GeoSeries) else siting
+        )
+        if "proposal_id" in siting_frame.columns:
+            siting_frame = mine(siting_frame)
+    return SiteData(
+        proposal_id=proposal_id,
+        disturbance=mine(proposals.disturbance),
+        devices=mine(proposals.devices),
+        impervious=None if impervious is None else mine(impervious),
+        findings=mine(findings) if len(findings) else findings,
+        siting=siting_frame,
+    )
+
+
+def site_geometry(site: SiteData) -> shapely.Geometry:
+    """What the sheet must show: the disturbance and devices (else the findings)."""
+    geoms = [*site.disturbance.geometry.to_numpy(), *site.devices.geometry.to_numpy()]
+    if site.impervious is not None:
+        geoms.extend(site.impervious.geometry.to_numpy())
+    found = shapely.union_all(np.asarray([g for g in geoms if g is not None], dtype=object))
+    if shapely.is_empty(found) and len(site.findings):
+        located = site.findings.geometry.dropna()
+        found = shapely.union_all(located.to_numpy())
+    return found
+
+
+def _facts(
+    site_geom: shapely.Geometry, layers: LayerSet, ruleset: Ruleset
+) -> tuple[list[str], list[str]]:
+    parcels_touched: list[str] = []
+    zones_touched: list[str] = []
+    parcels = layers.get("parcels")
+    if parcels is not None and len(parcels):
+        hits = parcels.sindex.query(site_geom, predicate="intersects")
+        parcels_touched = sorted({str(p) for p in parcels.iloc[hits]["parcel_id"]})
+    zoning = layers.get("zoning")
+    column = ruleset.zones.zone_column
+    if zoning is not None and len(zoning) and column in zoning.columns:
+        hits = zoning.sindex.query(site_geom, predicate="intersects")
+        zones_touched = sorted({str(z) for z in zoning.iloc[hits][column].dropna()})
+    return parcels_touched, zones_touched
+
+
+def _counts(findings: gpd.GeoDataFrame) -> str:
+    if len(findings) == 0:
+        return "none"
+    counts = findings["outcome"].value_counts()
+    order = ("fail", "review", "required", "info", "pass")
+    return ", ".join(f"{int(counts[o])} {o}" for o in order if o in counts.index)
+
+
+class _Page:
+    """Draws one page on a fresh figure."""
+
+    def __init__(
+        self,
+        *,
+        plan: SheetPlan,
+        view: View,
+        number: int,
+        site: SiteData,
+        layers: LayerSet,
+        ruleset: Ruleset,
+        title: furniture.TitleBlock,
+        unplaced: Sequence[str],
+        basemap: str | Path | None,
+        site_bounds: tuple[float, float, float, float],
+    ) -> None:
+        self.plan, self.view, self.number, self.site = plan, view, number, site
+        self.layers, self.ruleset, self.title = layers, ruleset, title
+        self.unplaced, self.basemap, self.site_bounds = unplaced, basemap, site_bounds
+
+    def render(self) -> Figure:
+        sheet: SheetSize = self.plan.sheet
+        fig = Figure(figsize=(sheet.width_in, sheet.height_in), dpi=100)
+        FigureCanvasAgg(fig)
+        left, bottom, width, height = sheet.frame_in
+        ax = furniture.inch_axes(fig, left, bottom, width, height)
+        ax.set_gid("map-frame")
+        ax.set_axis_on()
+        ax.set_xticks([])
+        ax.set_yticks([])
+        for spine in ax.spines.values():
+            spine.set_linewidth(1.2)
+        bounds = self.view.bounds
+        ax.set_xlim(bounds[0], bounds[2])
+        ax.set_ylim(bounds[1], bounds[3])
+        ax.set_autoscale_on(False)
+        if self.basemap is not None:
+            draw_basemap(ax, self.basemap, self.layers.crs, bounds)
+        handles = draw_town_layers(ax, self.layers, self.ruleset, bounds)
+        handles += draw_proposal(ax, self.site, self.ruleset, bounds)
+        handles += draw_findings(ax, self.site.findings, bounds)
+        renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+        if self.view.label == "key":
+            self._draw_tiles(ax)
+        else:
+            items, _ = finding_items(self.site.findings)
+            devices = in_view(self.site.devices, bounds)
+            if devices is not None:
+                items += device_label_items(devices)
+            place_labels(ax, items, renderer=renderer)
+        self._panel(fig, handles)
+        return fig
+
+    def _draw_tiles(self, ax: Any) -> None:
+        for view in self.plan.views:
+            x0, y0, x1, y1 = view.bounds
+            ax.add_patch(
+                Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, ec="black", lw=1.6, zorder=7)
+            )
+            ax.text(
+                x0 + (x1 - x0) * 0.04,
+                y1 - (y1 - y0) * 0.05,
+                f"Sheet {view.label}",
+                ha="left",
+                va="top",
+                fontsize=12,
+                fontweight="bold",
+                zorder=7,
+                bbox={"fc": "white", "ec": "black", "lw": 0.8},
+            )
+
+    def _panel(self, fig: Figure, handles: list[Any]) -> None:
+        sheet = self.plan.sheet
+        x = sheet.panel_left_in
+        width = sheet.panel_in
+        top = sheet.height_in - 0.5
+        bottom = 0.5
+        loc_h = min(width * 0.78, 3.6)
+        furniture.draw_location_map(
+            fig,
+            (x, top - loc_h, width, loc_h),
+            zoning=self.layers.get("zoning"),
+            parcels=self.layers.get("parcels"),
+            site_bounds=self.site_bounds,
+            zone_column=self.ruleset.zones.zone_column,
+            low_threshold_zones=self.ruleset.zones.low_threshold_zones,
+        )
+        y = top - loc_h - 0.15
+        arrow_size = 0.85
+        cx = (self.view.bounds[0] + self.view.bounds[2]) / 2
+        cy = (self.view.bounds[1] + self.view.bounds[3]) / 2
+        convergence = furniture.grid_convergence_deg(self.layers.crs, cx, cy)
+        furniture.draw_north_arrow(fig, x, y - arrow_size, arrow_size, convergence)
+        bar_left = x + arrow_size + 0.25
+        furniture.draw_scale_bar(
+            fig, bar_left, y - 0.45, width - arrow_size - 0.45, self.view.scale_ft_per_in
+        )
+        fig.text(
+            bar_left,
+            y - 0.8,
+            furniture.north_arrow_note(convergence),
+            transform=fig.dpi_scale_trans,
+            fontsize=6,
+            va="top",
+        )
+        y -= arrow_size + 0.2
+        block_h = 2.75
+        notes = self._notes(width)
+        notes_h = 0.14 * len(notes) + (0.1 if notes else 0)
+        furniture.draw_legend(
+            fig, handles, left=x, top=y, width=width, height=y - bottom - block_h - notes_h - 0.2
+        )
+        if notes:
+            fig.text(
+                x,
+                bottom + block_h + 0.1 + notes_h,
+                "\n".join(notes),
+                transform=fig.dpi_scale_trans,
+                fontsize=6.5,
+                va="top",
+                color="#b2182b",
+            )
+        furniture.draw_title_block(
+            fig, self.title, left=x, bottom=bottom, width=width, height=block_h
+        )
+
+    def _notes(self, width_in: float) -> list[str]:
+        if not self.unplaced:
+            return []
+        lines = ["Findings with no place on the map:"]
+        for text in self.unplaced[:6]:
+            lines.extend(textwrap.wrap(text, int(width_in * 17), subsequent_indent="   "))
+        if len(self.unplaced) > 6:
+            lines.append(f"... and {len(self.unplaced) - 6} more (see the findings table)")
+        return lines
+
+
+def _targets(
+    out_dir: Path, name: str, plan: SheetPlan, formats: Sequence[str]
+) -> dict[str, list[Path]]:
+    targets: dict[str, list[Path]] = {}
+    if "pdf" in formats:
+        targets["pdf"] = [out_dir / f"{name}.pdf"]
+    if "png" in formats:
+        if plan.is_book:
+            targets["png"] = [out_dir / f"{name}_key.png"] + [
+                out_dir / f"{name}_sheet-{view.label}.png" for view in plan.views
+            ]
+        else:
+            targets["png"] = [out_dir / f"{name}.png"]
+    return targets
+
+
+def write_sheets(
+    out_dir: str | Path,
+    *,
+    layers: LayerSet,
+    proposals: Proposals,
+    findings: gpd.GeoDataFrame,
+    ruleset: Ruleset,
+    formats: Sequence[str] = FORMATS,
+    sheet: str = "ansi_b",
+    siting: gpd.GeoDataFrame | gpd.GeoSeries | None = None,
+    basemap: str | Path | None = None,
+    overwrite: bool = False,
+    proposal_ids: Sequence[str] | None = None,
+    scale_ft_per_in: float | None = None,
+    run_date: dt.date | None = None,
+) -> list[Path]:
+    """Write the map sheets of every proposal (or of ``proposal_ids``).
+
+    A proposal that fits one sheet gives ``<id>.pdf`` and ``<id>.png``; a map book gives one
+    multi-page ``<id>.pdf`` (key map first) and ``<id>_key.png``, ``<id>_sheet-N.png``.
+
+    Parameters
+    ----------
+    out_dir
+        Folder to write into (created when missing).
+    layers, proposals, findings, ruleset
+        The screening's inputs and its findings (:data:`FINDING_COLUMNS`).
+    formats
+        Any of ``"pdf"``, ``"png"``.
+    sheet
+        ``ansi_b`` (11 x 17 in, default), ``ansi_d`` or ``arch_d``, landscape.
+    siting
+        Siting polygons to draw (filtered by ``proposal_id`` when that column exists).
+    basemap
+        A local GeoTIFF drawn under the map.
+    overwrite
+        Replace existing files.
+    proposal_ids
+        Only these proposals.
+    scale_ft_per_in
+        Force one scale instead of choosing.
+    run_date
+        Date printed in the title block (today by default).
+
+    Returns
+    -------
+    list of Path
+        Files written, in order.
+
+    Raises
+    ------
+    OutputError
+        When a file exists without ``overwrite``, a format or sheet is unknown, or writing fails.
+    """
+    bad = sorted(set(formats) - set(FORMATS))
+    if bad or not formats:
+        raise OutputError(f"unknown map format(s) {bad}. Fix: use pdf, png or both.")
+    size = sheet_size(sheet)
+    out = Path(out_dir)
+    wanted = list(proposal_ids) if proposal_ids is not None else proposals.ids
+    unknown = sorted(set(wanted) - set(proposals.ids))
+    if unknown:
+        raise OutputError(
+            f"no proposal {unknown[0]!r} in {proposals.source or 'the proposals'}. "
+            f"Fix: use one of {', '.join(proposals.ids[:10])}."
+        )
+    date_text = (run_date or dt.datetime.now(tz=dt.UTC).date()).isoformat()
+    written: list[Path] = []
+    with mpl.rc_context(_RC):
+        for proposal_id in wanted:
+            written += _write_proposal(
+                out,
+                proposal_id,
+                layers=layers,
+                proposals=proposals,
+                findings=findings,
+                ruleset=ruleset,
+                formats=formats,
+                size=size,
+                siting=siting,
+                basemap=basemap,
+                overwrite=overwrite,
+                scale_ft_per_in=scale_ft_per_in,
+                date_text=date_text,
+            )
+    return written
+
+
+def _write_proposal(
+    out: Path,
+    proposal_id: str,
+    *,
+    layers: LayerSet,
+    proposals: Proposals,
+    findings: gpd.GeoDataFrame,
+    ruleset: Ruleset,
+    formats: Sequence[str],
+    size: SheetSize,
+    siting: gpd.GeoDataFrame | gpd.GeoSeries | None,
+    basemap: str | Path | None,
+    overwrite: bool,
+    scale_ft_per_in: float | None,
+    date_text: str,
+) -> list[Path]:
+    site = _site_data(proposal_id, proposals, findings, siting)
+    geom = site_geometry(site)
+    if geom is None or shapely.is_empty(geom):
+        log.warning(
+            "proposal %s has nothing to draw (no disturbance, device or finding)", proposal_id
+        )
+        return []
+    reach = shapely.buffer(geom, 25.0)
+
+    def holds_site(tile: tuple[float, float, float, float]) -> bool:
+        return bool(shapely.intersects(shapely.box(*tile), reach))
+
+    minx, miny, maxx, maxy = (float(v) for v in shapely.bounds(geom))
+    bounds = (minx, miny, maxx, maxy)
+    plan = plan_sheets(bounds, size, scale_ft_per_in=scale_ft_per_in, tile_filter=holds_site)
+    targets = _targets(out, safe_name(proposal_id), plan, formats)
+    for paths in targets.values():
+        for path in paths:
+            check_writable(path, overwrite=overwrite)
+    parcels, zones = _facts(geom, layers, ruleset)
+    items, unplaced = finding_items(site.findings)
+    views = plan.views
+    seen = {
+        item.key
+        for item in items
+        if any(
+            v.bounds[0] <= item.xy[0] <= v.bounds[2] and v.bounds[1] <= item.xy[1] <= v.bounds[3]
+            for v in views
+        )
+    }
+    unplaced += [f"{i.text} (outside the sheets)" for i in items if i.key not in seen]
+    name = proposals.attributes["name"].get(proposal_id) if len(proposals.attributes) else None
+    title_proposal = proposal_id + (f" ({name})" if isinstance(name, str) and name else "")
+    pages = plan.pages
+    figures: list[Figure] = []
+    for number, view in enumerate(pages, start=1):
+        if view.label == "key":
+            sheet_text = f"Key map, page 1 of {len(pages)}"
+        elif plan.is_book:
+            sheet_text = f"Sheet {view.label} of {len(views)} (page {number} of {len(pages)})"
+        else:
+            sheet_text = "Sheet 1 of 1"
+        title = furniture.TitleBlock(
+            proposal=title_proposal,
+            parcels=parcels,
+            zones=zones,
+            ruleset=ruleset.name,
+            ruleset_version=ruleset.version,
+            law=ruleset.title,
+            run_date=date_text,
+            scale=f"Scale {scale_text(view.scale_ft_per_in)}",
+            sheet=f"{sheet_text}, {size.title}",
+            counts=_counts(site.findings),
+        )
+        page = _Page(
+            plan=plan,
+            view=view,
+            number=number,
+            site=site,
+            layers=layers,
+            ruleset=ruleset,
+            title=title,
+            unplaced=unplaced,
+            basemap=basemap,
+            site_bounds=bounds,
+        )
+        figures.append(page.render())
+    written: list[Path] = []
+    if "pdf" in targets:
+        target = targets["pdf"][0]
+        with (
+            atomic_path(target, overwrite=overwrite) as tmp,
+            PdfPages(tmp, metadata={"Title": f"Stormwater screening map {proposal_id}"}) as pdf,
+        ):
+            for fig in figures:
+                pdf.savefig(fig)
+        written.append(target)
+    for target, fig in zip(targets.get("png", []), figures, strict=False):
+        with atomic_path(target, overwrite=overwrite) as tmp:
+            fig.savefig(tmp, format="png", dpi=PNG_DPI)
+        written.append(target)
+    log.info(
+        "proposal %s: %d page(s) at %s",
+        proposal_id,
+        len(pages),
+        scale_text(views[0].scale_ft_per_in) if views else "?",
+    )
+    return written

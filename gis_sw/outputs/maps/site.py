@@ -1,0 +1,355 @@
+"""Draw one view of a site: the town's layers, the proposal, setback rings and findings.
+
+Every layer is cut to the view with its spatial index before drawing, and drawn as one
+collection.  Each function returns the legend handles of what it actually drew, so the legend
+lists every layer and finding on the sheet and nothing that is not there.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import geopandas as gpd
+import numpy as np
+import shapely
+from matplotlib.axes import Axes
+from pyproj import CRS
+
+from gis_sw.errors import InputFileError
+from gis_sw.layers.layerset import LayerSet
+from gis_sw.outputs.maps.draw import (
+    add_lines,
+    add_points,
+    add_polygons,
+    legend_handle,
+    polygon_parts,
+)
+from gis_sw.outputs.maps.labels import LabelItem, anchor_point, finding_label
+from gis_sw.outputs.maps.style import PHASE_HATCHES, RING_STYLES, STYLES, LayerStyle
+from gis_sw.ruleset import Ruleset
+
+log = logging.getLogger(__name__)
+
+HIGHLIGHT_OUTCOMES = ("fail", "review")
+"""Findings drawn and labelled on the sheets."""
+
+
+@dataclass(slots=True)
+class SiteData:
+    """What one proposal's sheets draw (already in the working CRS)."""
+
+    proposal_id: str
+    disturbance: gpd.GeoDataFrame
+    devices: gpd.GeoDataFrame
+    impervious: gpd.GeoDataFrame | None
+    findings: gpd.GeoDataFrame
+    siting: gpd.GeoDataFrame | None = None
+    handles: list[Any] = field(default_factory=list)
+
+
+def in_view(frame: gpd.GeoDataFrame | None, bounds: tuple[float, ...]) -> gpd.GeoDataFrame | None:
+    """Rows whose geometry meets the box (spatial index), or None for an absent layer."""
+    if frame is None or len(frame) == 0:
+        return None
+    hits = frame.sindex.query(_box(bounds), predicate="intersects")
+    if len(hits) == 0:
+        return None
+    return frame.iloc[np.sort(hits)]
+
+
+def _add_handle(handles: list[Any], handle: Any) -> None:
+    if handle.get_label() not in {h.get_label() for h in handles}:
+        handles.append(handle)
+
+
+def draw_town_layers(
+    ax: Axes, layers: LayerSet, ruleset: Ruleset, bounds: tuple[float, ...]
+) -> list[Any]:
+    """Zoning (R-10 hatched), floodplain, wetlands and their adjacent area, water, parcels,
+    pavement, septic fields, buildings (basement ones dark and hatched) and wells."""
+    handles: list[Any] = []
+    zone_col = ruleset.zones.zone_column
+    zoning = in_view(layers.get("zoning"), bounds)
+    if zoning is not None and zone_col in zoning.columns:
+        low = zoning[zoning[zone_col].isin(list(ruleset.zones.low_threshold_zones))]
+        if len(low) and add_polygons(ax, low.geometry.to_numpy(), STYLES["zoning_low"]):
+            label = f"Zone {', '.join(ruleset.zones.low_threshold_zones)} (lower permit threshold)"
+            _add_handle(handles, legend_handle(STYLES["zoning_low"], kind="polygon", label=label))
+        if add_lines(ax, zoning.geometry.to_numpy(), STYLES["zoning"]):
+            _add_handle(handles, legend_handle(STYLES["zoning"], kind="line"))
+        _label_zones_in_view(ax, zoning, zone_col, bounds)
+    wetlands = layers.get("wetlands")
+    adjacent_ft = ruleset.resources.wetland_adjacent_area_ft
+    for kind in ("floodplain", "wetlands", "water_bodies"):
+        frame = in_view(layers.get(kind), bounds)
+        if frame is not None and add_polygons(ax, frame.geometry.to_numpy(), STYLES[kind]):
+            _add_handle(handles, legend_handle(STYLES[kind], kind="polygon"))
+    near = in_view(wetlands, _grow(bounds, adjacent_ft))
+    if near is not None and adjacent_ft > 0:
+        ring = shapely.buffer(near.geometry.to_numpy(), adjacent_ft)
+        if add_lines(ax, ring, STYLES["wetland_adjacent"]):
+            label = f"Wetland adjacent area ({adjacent_ft:g} ft)"
+            style = STYLES["wetland_adjacent"]
+            _add_handle(handles, legend_handle(style, kind="line", label=label))
+    for kind in ("pavement", "septic_fields"):
+        frame = in_view(layers.get(kind), bounds)
+        if frame is not None and add_polygons(ax, frame.geometry.to_numpy(), STYLES[kind]):
+            _add_handle(handles, legend_handle(STYLES[kind], kind="polygon"))
+    parcels = in_view(layers.get("parcels"), bounds)
+    if parcels is not None and add_lines(ax, parcels.geometry.to_numpy(), STYLES["parcels"]):
+        _add_handle(handles, legend_handle(STYLES["parcels"], kind="line"))
+    buildings = in_view(layers.get("buildings"), bounds)
+    if buildings is not None:
+        basement = _flag(buildings, "habitable_basement")
+        if add_polygons(ax, buildings.geometry.to_numpy()[~basement], STYLES["buildings"]):
+            _add_handle(handles, legend_handle(STYLES["buildings"], kind="polygon"))
+        style = STYLES["buildings_basement"]
+        if add_polygons(ax, buildings.geometry.to_numpy()[basement], style):
+            _add_handle(handles, legend_handle(style, kind="polygon"))
+    wells = in_view(layers.get("wells"), bounds)
+    if wells is not None and add_points(ax, wells.geometry.to_numpy(), STYLES["wells"]):
+        _add_handle(handles, legend_handle(STYLES["wells"], kind="point"))
+    return handles
+
+
+def _box(bounds: tuple[float, ...]) -> shapely.Polygon:
+    return shapely.box(bounds[0], bounds[1], bounds[2], bounds[3])
+
+
+def _flag(frame: gpd.GeoDataFrame, column: str) -> np.ndarray:
+    """A boolean column as a numpy array, NA and absent as False."""
+    if column not in frame.columns:
+        return np.zeros(len(frame), dtype=bool)
+    values = frame[column].astype("boolean")
+    return np.asarray(values.fillna(value=False), dtype=bool)
+
+
+def _grow(bounds: tuple[float, ...], by: float) -> tuple[float, ...]:
+    return (bounds[0] - by, bounds[1] - by, bounds[2] + by, bounds[3] + by)
+
+
+def _label_zones_in_view(
+    ax: Axes, zoning: gpd.GeoDataFrame, zone_col: str, bounds: tuple[float, ...]
+) -> None:
+    clipped = np.asarray(shapely.intersection(zoning.geometry.to_numpy(), _box(bounds)))
+    polys, index = polygon_parts(clipped)
+    if len(polys) == 0:
+        return
+    view_area = (bounds[2] - bounds[0]) * (bounds[3] - bounds[1])
+    zones = zoning[zone_col].astype(str).to_numpy()[index]
+    areas = shapely.area(polys)
+    for zone in sorted(set(zones)):
+        mask = zones == zone
+        best = int(np.argmax(np.where(mask, areas, -1.0)))
+        if areas[best] < 0.02 * view_area:
+            continue
+        # a corner of the zone's part, away from the middle where the site is drawn
+        poly = polys[best]
+        x, y = poly.representative_point().coords[0]
+        ax.text(
+            x,
+            y,
+            f"ZONE {zone}",
+            ha="center",
+            va="center",
+            fontsize=9,
+            color="#6a3d9a",
+            alpha=0.75,
+            fontweight="bold",
+            zorder=1.3,
+            clip_on=True,
+        )
+
+
+def device_rings(ruleset: Ruleset, devices: gpd.GeoDataFrame) -> list[tuple[float, str, str, Any]]:
+    """(distance ft, label, style key, ring geometries) of the device setbacks to draw.
+
+    Every device gets the property-line ring and the basement / septic ring; devices that serve
+    vehicle traffic also get the well / wetland / water-body ring.
+    """
+    params = ruleset.devices
+    geoms = devices.geometry.to_numpy()
+    vehicle = _flag(devices, "serves_vehicle_traffic")
+    by_distance: dict[float, tuple[str, list[str]]] = {}
+    for name, text in (
+        ("property_line_ft", "property line"),
+        ("habitable_basement_ft", "basement structure"),
+        ("septic_upgradient_ft", "septic field up-gradient"),
+    ):
+        distance = float(getattr(params, name))
+        by_distance.setdefault(distance, (name, []))[1].append(text)
+    rings: list[tuple[float, str, str, Any]] = []
+    for distance, (name, texts) in sorted(by_distance.items()):
+        if distance > 0:
+            key = name if name in RING_STYLES else "habitable_basement_ft"
+            rings.append((distance, ", ".join(texts), key, shapely.buffer(geoms, distance)))
+    if vehicle.any() and params.vehicle_traffic_ft > 0:
+        ring = shapely.buffer(geoms[vehicle], params.vehicle_traffic_ft)
+        text = "vehicle device: well, wetland, water"
+        rings.append((params.vehicle_traffic_ft, text, "vehicle_traffic_ft", ring))
+    return rings
+
+
+def draw_proposal(
+    ax: Axes, site: SiteData, ruleset: Ruleset, bounds: tuple[float, ...]
+) -> list[Any]:
+    """Siting polygon, disturbance by phase, new impervious, devices and their setback rings."""
+    handles: list[Any] = []
+    siting = in_view(site.siting, bounds)
+    if siting is not None and add_polygons(ax, siting.geometry.to_numpy(), STYLES["siting"]):
+        _add_handle(handles, legend_handle(STYLES["siting"], kind="polygon"))
+    disturbance = in_view(site.disturbance, bounds)
+    if disturbance is not None:
+        phases = disturbance["phase"].astype("object").where(disturbance["phase"].notna(), "")
+        names = sorted({str(p) for p in phases})
+        for number, phase in enumerate(names):
+            part = disturbance[phases.astype(str) == phase]
+            hatch = PHASE_HATCHES[number % len(PHASE_HATCHES)]
+            style = STYLES["disturbance"]
+            if add_polygons(ax, part.geometry.to_numpy(), style, hatch=hatch):
+                label = style.label + (f", phase {phase}" if phase else "")
+                _add_handle(handles, legend_handle(style, kind="polygon", label=label, hatch=hatch))
+    impervious = in_view(site.impervious, bounds)
+    if impervious is not None and add_polygons(
+        ax, impervious.geometry.to_numpy(), STYLES["impervious"]
+    ):
+        _add_handle(handles, legend_handle(STYLES["impervious"], kind="polygon"))
+    devices = in_view(site.devices, bounds)
+    if devices is not None:
+        for distance, text, key, rings in device_rings(ruleset, devices):
+            linestyle = RING_STYLES[key]
+            if add_lines(ax, rings, STYLES["ring"], linestyle=linestyle):
+                label = f"Device setback {distance:g} ft ({text})"
+                handle = legend_handle(
+                    STYLES["ring"], kind="line", label=label, linestyle=linestyle
+                )
+                _add_handle(handles, handle)
+        geoms = devices.geometry.to_numpy()
+        polygonal = shapely.get_type_id(geoms) >= 3
+        style = STYLES["devices"]
+        drew = add_points(ax, geoms[~polygonal], style)
+        drew += 1 if add_polygons(ax, geoms[polygonal], style) else 0
+        if drew:
+            _add_handle(handles, legend_handle(style, kind="point"))
+    return handles
+
+
+def finding_items(findings: gpd.GeoDataFrame) -> tuple[list[LabelItem], list[str]]:
+    """Label items of the fail and review findings that have a place, and the short texts of
+    those that have none (listed in the side panel instead)."""
+    items: list[LabelItem] = []
+    unplaced: list[str] = []
+    for row in findings.itertuples(index=False):
+        if row.outcome not in HIGHLIGHT_OUTCOMES:
+            continue
+        text = finding_label(
+            str(row.rule_id), str(row.outcome), row.measured, row.threshold, str(row.unit or "")
+        )
+        xy = anchor_point(row.geometry)
+        key = str(getattr(row, "finding_id", "") or f"{row.rule_id}:{row.subject_id}")
+        if xy is None:
+            unplaced.append(f"{text}: {row.message}")
+            continue
+        colour = STYLES[f"finding_{row.outcome}"].edgecolor
+        priority = 0 if row.outcome == "fail" else 1
+        items.append(LabelItem(text, xy, colour, priority, key))
+    return items, unplaced
+
+
+def draw_findings(ax: Axes, findings: gpd.GeoDataFrame, bounds: tuple[float, ...]) -> list[Any]:
+    """Highlight every fail and review finding's geometry."""
+    handles: list[Any] = []
+    for outcome in HIGHLIGHT_OUTCOMES:
+        style: LayerStyle = STYLES[f"finding_{outcome}"]
+        rows = findings[findings["outcome"] == outcome]
+        rows = rows[~(rows.geometry.isna() | rows.geometry.is_empty)]
+        rows = in_view(gpd.GeoDataFrame(rows, geometry="geometry"), bounds)
+        if rows is None:
+            continue
+        geoms = rows.geometry.to_numpy()
+        drew = add_lines(ax, geoms, style) is not None
+        points = shapely.get_type_id(geoms) == 0
+        if points.any():
+            xy = shapely.get_coordinates(geoms[points])
+            ax.plot(
+                xy[:, 0],
+                xy[:, 1],
+                linestyle="none",
+                marker="o",
+                markersize=15,
+                markerfacecolor="none",
+                markeredgecolor=style.edgecolor,
+                markeredgewidth=style.linewidth,
+                zorder=style.zorder,
+            )
+            drew = True
+        if drew:
+            _add_handle(handles, legend_handle(style, kind="line"))
+    return handles
+
+
+def device_label_items(devices: gpd.GeoDataFrame) -> list[LabelItem]:
+    """Plain labels with each device's id."""
+    items = []
+    for device_id, geom in zip(devices["device_id"], devices.geometry, strict=True):
+        xy = anchor_point(geom)
+        if xy is not None:
+            items.append(
+                LabelItem(str(device_id), xy, "#000000", 5, f"device:{device_id}", plain=True)
+            )
+    return items
+
+
+def draw_basemap(ax: Axes, path: str | Path, crs: CRS, bounds: tuple[float, ...]) -> None:
+    """A local GeoTIFF (orthophoto) under the map, warped to the working CRS when needed.
+
+    Raises
+    ------
+    InputFileError
+        When the file cannot be read as a raster.
+    """
+    import rasterio
+    from rasterio.vrt import WarpedVRT
+    from rasterio.windows import from_bounds
+
+    try:
+        with rasterio.open(path) as src:
+            source = src if src.crs and CRS(src.crs).equals(crs) else WarpedVRT(src, crs=crs)
+            with source:
+                window = from_bounds(*bounds, transform=source.transform)
+                width_px = 2400
+                height_px = max(1, round(width_px * window.height / max(window.width, 1e-9)))
+                bands = [1, 2, 3] if source.count >= 3 else [1]
+                data = source.read(
+                    bands,
+                    window=window,
+                    out_shape=(len(bands), height_px, width_px),
+                    boundless=True,
+                    fill_value=0,
+                )
+    except rasterio.errors.RasterioError as exc:
+        raise InputFileError(
+            f"basemap {path} cannot be read as a GeoTIFF: {exc}. Fix: pass a GeoTIFF with a CRS."
+        ) from None
+    extent = (bounds[0], bounds[2], bounds[1], bounds[3])
+    if len(bands) == 3:
+        image = np.moveaxis(data, 0, -1).astype("float64")
+        top = float(np.nanmax(image)) or 1.0
+        image = np.clip(image / (255.0 if top <= 255 else top), 0, 1)
+        ax.imshow(
+            image, extent=extent, origin="upper", zorder=0.5, alpha=0.7, interpolation="bilinear"
+        )
+    else:
+        ax.imshow(
+            data[0],
+            extent=extent,
+            origin="upper",
+            zorder=0.5,
+            cmap="gray",
+            alpha=0.6,
+            interpolation="bilinear",
+        )
+    log.debug("basemap %s drawn", path)
