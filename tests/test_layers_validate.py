@@ -106,6 +106,17 @@ def test_column_mapping(tmp_path: Path, ruleset: Ruleset) -> None:
         LayerError, match=r"the source has no column 'ZONING' \(it has ZONE_TYPE, zone\)"
     ):
         read_layers(manifest, ruleset=ruleset)
+    manifest.write_text(
+        '[parcels]\npath = "town.gpkg"\nlayer = "parcels"\n\n'
+        '[zoning]\npath = "town.gpkg"\nlayer = "zoning"\ncolumns = { zones = "ZONE_TYPE" }\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(LayerError) as info:
+        read_layers(manifest, ruleset=ruleset)
+    messages = [p.message for p in info.value.problems]
+    assert messages[0] == (
+        "column mapping zones = 'ZONE_TYPE': 'zones' is not a column of zoning (its columns: zone)."
+    )
 
 
 def test_invalid_geometries_repaired_and_counted(tmp_path: Path, ruleset: Ruleset) -> None:
@@ -216,7 +227,7 @@ def test_z_values_dropped(tmp_path: Path, ruleset: Ruleset) -> None:
     geom = layers.get("wells").geometry.iloc[0]
     assert not geom.has_z
     assert (geom.x, geom.y) == (X0, Y0)
-    assert "Z values dropped (2-D geometry is used)." in layers.reports["wells"].warnings
+    assert "Z/M values dropped (2-D geometry is used)." in layers.reports["wells"].warnings
 
 
 def test_validate_layer_in_memory_force_2d_and_float_ids() -> None:

@@ -190,6 +190,16 @@ def read_vector_entry(
         )
     frame = to_working_crs(frame, working_crs, label=label)
     frame, problems = apply_columns(frame, entry.columns, layer=name)
+    known = {**spec.required, **spec.optional}
+    for spec_name in sorted(set(entry.columns) - set(known)):
+        problems.append(
+            Problem(
+                name,
+                f"column mapping {spec_name} = {entry.columns[spec_name]!r}: {spec_name!r} is "
+                f"not a column of {entry.kind} (its columns: {', '.join(known)}).",
+                "map one of those names, or remove the mapping.",
+            )
+        )
     validated, more = validate_layer(frame, spec, layer=name, strict=strict)
     problems.extend(more)
     if problems or validated is None:

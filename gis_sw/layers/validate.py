@@ -65,26 +65,22 @@ def listing(labels: Iterable[object]) -> str:
 
 def feature_labels(frame: pd.DataFrame, id_column: str | None) -> pd.Series:
     """A name for every feature: its id when present, else ``row N`` (from 1)."""
-    rows = pd.Series([f"row {i + 1}" for i in range(len(frame))], index=frame.index, dtype=object)
+    rows = pd.Series(np.arange(1, len(frame) + 1), index=frame.index).astype(str)
+    rows = "row " + rows
     if id_column and id_column in frame.columns:
-        ids = frame[id_column]
-        named = ids.map(lambda v: None if _is_na(v) else f"{id_column} {_plain(v)}")
-        return named.where(ids.map(lambda v: not _is_na(v)), rows)
+        ids = id_text(frame[id_column])
+        return (id_column + " " + ids).where(ids.notna(), rows)
     return rows
 
 
-def _is_na(value: object) -> bool:
-    try:
-        return bool(pd.isna(value))  # type: ignore[call-overload]
-    except (TypeError, ValueError):
-        return False
-
-
-def _plain(value: object) -> str:
-    """Text of an id value; ``101.0`` read from a Shapefile becomes ``101``."""
-    if isinstance(value, float | np.floating) and float(value).is_integer():
-        return str(int(value))
-    return str(value)
+def id_text(series: pd.Series) -> pd.Series:
+    """Ids as text, NA kept; ``101.0`` read from a Shapefile becomes ``101``."""
+    if pd.api.types.is_float_dtype(series):
+        whole = series.isna() | (series == np.floor(series))
+        if bool(whole.all()):
+            series = series.astype("Int64")
+    text = series.astype(object).where(series.notna(), None)
+    return text.map(str, na_action="ignore")
 
 
 def apply_columns(
@@ -236,7 +232,7 @@ def validate_layer(
     out[frame.geometry.name] = gpd.GeoSeries(geoms, index=frame.index, crs=frame.crs)
     for column, kind in {**spec.required, **spec.optional}.items():
         if kind == "str" and column in out.columns and out[column].dtype.kind == "f":
-            out[column] = out[column].map(lambda v: None if _is_na(v) else _plain(v))
+            out[column] = id_text(out[column])
     validated = gpd.GeoDataFrame(out, geometry=frame.geometry.name, crs=frame.crs)
     return ValidatedLayer(validated, repaired, tuple(warnings)), []
 
@@ -311,7 +307,7 @@ def _check_ids(frame: pd.DataFrame, spec: LayerSpec, name: str) -> list[Problem]
     column = spec.id_column
     if not column or column not in frame.columns:
         return []
-    ids = frame[column].map(lambda v: None if _is_na(v) else _plain(v))
+    ids = id_text(frame[column])
     dup = ids[ids.notna() & ids.duplicated(keep=False)]
     if dup.empty:
         return []
@@ -334,7 +330,9 @@ def _check_required_values(
         if column not in frame.columns:
             continue
         values = frame[column]
-        empty = values.map(lambda v: _is_na(v) or (isinstance(v, str) and not v.strip()))
+        empty = values.isna()
+        if values.dtype == object:
+            empty |= values.astype(str).str.strip() == ""
         if empty.any():
             problems.append(
                 Problem(
@@ -387,7 +385,7 @@ _KIND_FIXES = {
 
 def bad_values(series: pd.Series, kind: str) -> np.ndarray:
     """Boolean mask of values that are present but do not parse as ``kind``."""
-    present = ~series.map(_is_na).to_numpy(dtype=bool)
+    present = series.notna().to_numpy(dtype=bool)
     if kind == "bool":
 
         def unparseable(value: object) -> bool:
@@ -397,7 +395,11 @@ def bad_values(series: pd.Series, kind: str) -> np.ndarray:
                 return True
             return False
 
-        return present & series.map(unparseable).to_numpy(dtype=bool)
+        values = series[present]
+        failing = [v for v in pd.unique(values.astype(object)) if unparseable(v)]
+        bad = np.zeros(len(series), dtype=bool)
+        bad[present] = values.isin(failing).to_numpy(dtype=bool) if failing else False
+        return bad
     if kind == "date":
         if pd.api.types.is_datetime64_any_dtype(series):
             return np.zeros(len(series), dtype=bool)
@@ -408,7 +410,7 @@ def bad_values(series: pd.Series, kind: str) -> np.ndarray:
         parsed = pd.to_numeric(series, errors="coerce")
         bad = present & parsed.isna().to_numpy()
         if kind == "int":
-            whole = parsed.map(lambda v: _is_na(v) or float(v).is_integer()).to_numpy(dtype=bool)
+            whole = (parsed.isna() | (parsed == np.floor(parsed))).to_numpy(dtype=bool)
             bad |= present & ~whole
         return bad
     return np.zeros(len(series), dtype=bool)

@@ -103,7 +103,7 @@ def read_vector(
     source_crs = CRS(frame.crs)
     frame, dropped = drop_z(frame)
     if dropped:
-        warnings.append("Z values dropped (2-D geometry is used).")
+        warnings.append("Z/M values dropped (2-D geometry is used).")
     return frame, source_crs, warnings
 
 
@@ -180,9 +180,11 @@ def closed_lines_to_polygons(geoms: np.ndarray) -> np.ndarray:
 
 
 def drop_z(frame: gpd.GeoDataFrame) -> tuple[gpd.GeoDataFrame, bool]:
-    """The frame with 2-D geometries, and whether any had Z."""
+    """The frame with 2-D geometries, and whether any had Z or M."""
     geoms = np.asarray(frame.geometry.values, dtype=object)
-    if not (len(geoms) and shapely.has_z(geoms).any()):
+    has_m = getattr(shapely, "has_m", None)  # shapely >= 2.1
+    measured = bool(has_m(geoms).any()) if has_m is not None and len(geoms) else False
+    if not (len(geoms) and (shapely.has_z(geoms).any() or measured)):
         return frame, False
     frame = frame.copy()
     frame[frame.geometry.name] = gpd.GeoSeries(
