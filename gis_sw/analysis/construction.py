@@ -43,30 +43,43 @@ def _as_date(value: Any) -> date | None:
     return pd.Timestamp(value).date()
 
 
-def construction_period(proposals: Proposals, proposal_id: str) -> ConstructionPeriod | None:
-    """The construction period of a proposal (None when neither source gives both ends).
+def construction_periods(proposals: Proposals) -> dict[str, ConstructionPeriod | None]:
+    """The construction period of every proposal, computed in one pass (see below).
 
     Attributes ``construction_start``/``construction_end`` win; a missing end is taken from
-    the disturbance polygons' earliest ``start_date`` or latest ``end_date``.  A period whose
-    end is before its start is returned as None too (the caller reports it).
+    the disturbance polygons' earliest ``start_date`` or latest ``end_date``.  None when
+    neither source gives both ends, or the end is before the start (the caller reports it).
     """
-    pid = str(proposal_id)
-    attrs = proposals.attributes
-    start = end = None
-    if pid in attrs.index:
-        start = _as_date(attrs.at[pid, "construction_start"])
-        end = _as_date(attrs.at[pid, "construction_end"])
-    sources = ["attributes" if start else "", "attributes" if end else ""]
     dist = proposals.disturbance
-    rows = dist[dist["proposal_id"].astype(str) == pid]
-    if start is None and rows["start_date"].notna().any():
-        start, sources[0] = _as_date(rows["start_date"].min()), "disturbance dates"
-    if end is None and rows["end_date"].notna().any():
-        end, sources[1] = _as_date(rows["end_date"].max()), "disturbance dates"
-    if start is None or end is None or end < start:
-        return None
-    source = sources[0] if sources[0] == sources[1] else " and ".join(sources)
-    return ConstructionPeriod(start=start, end=end, source=source)
+    pids = dist["proposal_id"].astype(str)
+    first = dist["start_date"].groupby(pids).min().to_dict()
+    last = dist["end_date"].groupby(pids).max().to_dict()
+    attrs = proposals.attributes
+    attr_start = dict(zip(attrs.index.astype(str), attrs["construction_start"], strict=True))
+    attr_end = dict(zip(attrs.index.astype(str), attrs["construction_end"], strict=True))
+    out: dict[str, ConstructionPeriod | None] = {}
+    for pid in proposals.ids:
+        start, end = _as_date(attr_start.get(pid)), _as_date(attr_end.get(pid))
+        sources = ["attributes" if start else "", "attributes" if end else ""]
+        if start is None:
+            start, sources[0] = _as_date(first.get(pid)), "disturbance dates"
+        if end is None:
+            end, sources[1] = _as_date(last.get(pid)), "disturbance dates"
+        if start is None or end is None or end < start:
+            out[pid] = None
+            continue
+        source = sources[0] if sources[0] == sources[1] else " and ".join(sources)
+        out[pid] = ConstructionPeriod(start=start, end=end, source=source)
+    return out
+
+
+def construction_period(proposals: Proposals, proposal_id: str) -> ConstructionPeriod | None:
+    """The construction period of one proposal (:func:`construction_periods`)."""
+    return construction_periods(proposals.subset([str(proposal_id)])).get(str(proposal_id))
+
+
+def _periods(ctx: CheckContext) -> dict[str, ConstructionPeriod | None]:
+    return ctx.memo("construction.periods", lambda: construction_periods(ctx.proposals))
 
 
 def _disturbed_ids(ctx: CheckContext) -> list[str]:
@@ -80,9 +93,10 @@ def check_inspections(ctx: CheckContext) -> gpd.GeoDataFrame:
     if not ids:
         return empty_findings(ctx.crs)
     params = ctx.ruleset.construction
+    periods = _periods(ctx)
     outcomes, messages, counts = [], [], []
     for pid in ids:
-        period = construction_period(ctx.proposals, pid)
+        period = periods.get(pid)
         if period is None:
             outcomes.append(Outcome.REVIEW)
             counts.append(float("nan"))
@@ -129,9 +143,10 @@ def check_notices(ctx: CheckContext) -> gpd.GeoDataFrame:
         return empty_findings(ctx.crs)
     params = ctx.ruleset.construction
     milestones = "; ".join(params.notice_milestones)
+    periods = _periods(ctx)
     messages = []
     for pid in ids:
-        period = construction_period(ctx.proposals, pid)
+        period = periods.get(pid)
         notices = notice_schedule(
             params.notice_milestones,
             construction_start=period.start if period else None,

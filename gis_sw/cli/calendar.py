@@ -113,7 +113,7 @@ def command(
 ) -> None:
     """Inspection report due dates and 48-hour notices of a proposal, as CSV and .ics."""
     from gis_sw.analysis.calendar import build_calendar
-    from gis_sw.analysis.construction import construction_period
+    from gis_sw.analysis.construction import construction_periods
     from gis_sw.layers.read import read_proposals
     from gis_sw.outputs.atomic import check_writable
     from gis_sw.outputs.calendar import calendar_paths, write_calendar
@@ -131,9 +131,10 @@ def command(
                 "Fix: pass one of those to --proposal-id."
             )
         ids = [str(proposal_id)]
+    periods = construction_periods(proposals)
     written = 0
     for pid in ids:
-        period = construction_period(proposals, pid)
+        period = periods.get(pid)
         if period is None:
             click.echo(
                 f"{pid}: no construction period (construction_start/construction_end or "
