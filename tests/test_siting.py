@@ -317,3 +317,36 @@ def test_cli_unknown_parcel_exits_2(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 2
     assert "no parcel with parcel_id NOPE" in result.stderr
+
+
+def test_review_reasons_are_per_parcel(ruleset: Ruleset) -> None:
+    lots = [box(0, 0, 100, 100), box(100, 0, 200, 100), box(600, 0, 700, 100)]
+    layers = lot_layers()
+    vectors = dict(layers.vectors)
+    vectors["parcels"] = frame([{"parcel_id": f"L{i}", "geometry": g} for i, g in enumerate(lots)])
+    vectors["buildings"] = frame(
+        [{"building_id": "B-9", "habitable_basement": None, "geometry": box(40, 40, 60, 60)}]
+    )
+    vectors["septic_fields"] = frame([{"septic_id": "S-9", "geometry": box(640, 40, 660, 60)}])
+    dem = np.full((10, 30), np.nan)  # no ground data anywhere near the field
+    rasters = {**layers.rasters, "dem": grid("dem", dem)}
+    result = siting_polygons(make_layerset(CRS, vectors, rasters), ruleset, depth_ft=5.0)
+    assert result["outcome"].tolist() == ["review", "pass", "review"]
+    assert "no habitable_basement value" in result["reason"].iat[0]
+    assert result["reason"].iat[1] == "every setback applied"
+    # L2 lies outside the groundwater rasters (x 0-300): nothing there can be screened, and
+    # that is missing data, not a lot where the law leaves no room
+    assert result["area_sqft"].iat[2] == 0
+    assert "the DEM does not cover it" in result["reason"].iat[2]
+    assert "no seasonal_high_groundwater data" in result["reason"].iat[2]
+
+
+def test_septic_field_over_dem_nodata_removes_its_whole_zone(ruleset: Ruleset) -> None:
+    layers = lot_layers()
+    dem = layers.rasters["dem"].values.copy()
+    dem[4:6, 24:26] = np.nan  # the cells under the field
+    rasters = {**layers.rasters, "dem": grid("dem", dem)}
+    row = siting_polygons(make_layerset(CRS, dict(layers.vectors), rasters), ruleset, depth_ft=5.0)
+    assert row["outcome"].iat[0] == "review"
+    assert "the DEM has no data under the field" in row["reason"].iat[0]
+    assert row["area_sqft"].iat[0] == pytest.approx(INNER - HOUSE_ZONE - SEPTIC_ZONE, abs=1.0)

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import logging
 import math
+from dataclasses import dataclass
 from enum import StrEnum
 
 import geopandas as gpd
@@ -112,35 +113,62 @@ def _cell_centres(shape: tuple[int, int], transform: Affine) -> tuple[np.ndarray
     return xs, ys
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class Note:
+    """A reason for ``review``.
+
+    Attributes
+    ----------
+    text
+        What was missing and what was done about it.
+    where
+        Polygons it applies to (a parcel they touch gets the note); None for every parcel.
+    removes
+        True when the missing data made the polygon smaller (an area left out because it
+        could not be screened); False when a constraint was skipped.  A parcel left with no
+        place is ``fail`` only when no removing note touches it.
+    """
+
+    text: str
+    where: np.ndarray | None = None
+    removes: bool = False
+
+
+def _near(geoms: np.ndarray, lots: np.ndarray, distance_ft: float) -> np.ndarray:
+    """Mask of the features within ``distance_ft`` of any parcel (one STRtree query)."""
+    if len(geoms) == 0:
+        return np.zeros(0, dtype=bool)
+    hit, _ = shapely.STRtree(lots).query(geoms, predicate="dwithin", distance=distance_ft)
+    mask = np.zeros(len(geoms), dtype=bool)
+    mask[hit] = True
+    return mask
+
+
 def _septic_parts(
-    septic: gpd.GeoDataFrame,
+    fields: np.ndarray,
     dem: RasterLayer | None,
     *,
     setback_ft: float,
-    bounds: tuple[float, float, float, float],
     quad_segs: int,
-) -> tuple[np.ndarray, str]:
-    """Up-gradient parts of every septic field's setback zone, plus its footprint."""
-    fields = septic.geometry.to_numpy()
+) -> tuple[np.ndarray, list[Note]]:
+    """Up-gradient parts of the septic fields' setback zones, plus their footprints."""
     zones = _buffer(fields, setback_ft, quad_segs)
-    if dem is None:
-        note = (
-            f"no DEM: the whole {setback_ft:g}-ft zone around septic fields was removed, "
-            "since up-gradient cannot be decided"
-        )
-        return np.concatenate([zones, fields]), note
-    rows, cols, transform = _window(
-        dem,
-        (
-            bounds[0] - setback_ft,
-            bounds[1] - setback_ft,
-            bounds[2] + setback_ft,
-            bounds[3] + setback_ft,
-        ),
+    if len(fields) == 0:
+        return np.empty(0, dtype=object), []
+    whole = (
+        f"the whole {setback_ft:g}-ft zone around a septic field was removed: "
+        "{why}, so up-gradient cannot be decided"
     )
+    if dem is None:
+        return np.concatenate([zones, fields]), [
+            Note(whole.format(why="no DEM"), zones, removes=True)
+        ]
+    minx, miny, maxx, maxy = (float(v) for v in shapely.total_bounds(zones))
+    rows, cols, transform = _window(dem, (minx, miny, maxx, maxy))
     ground = dem.values[rows, cols]
     if ground.size == 0:
-        return np.concatenate([zones, fields]), "the DEM does not cover the septic fields"
+        note = Note(whole.format(why="the DEM does not cover it"), zones, removes=True)
+        return np.concatenate([zones, fields]), [note]
     labels = features.rasterize(
         ((g, i + 1) for i, g in enumerate(fields)),
         out_shape=ground.shape,
@@ -152,8 +180,9 @@ def _septic_parts(
     lows = np.full(len(fields), np.inf)
     inside = (labels > 0) & ~np.isnan(ground)
     np.minimum.at(lows, labels[inside] - 1, ground[inside])
-    order = np.argsort(-np.where(np.isfinite(lows), lows, -np.inf))  # unknown lows burn last
-    burn = np.where(np.isfinite(lows), np.round(lows, 2), -np.inf)
+    known = np.isfinite(lows)
+    order = np.argsort(-np.where(known, lows, -np.inf))  # unknown lows burn last
+    burn = np.where(known, np.round(lows, 2), -np.inf)
     threshold = features.rasterize(
         ((zones[i], float(burn[i])) for i in order),
         out_shape=ground.shape,
@@ -166,16 +195,18 @@ def _septic_parts(
     with np.errstate(invalid="ignore"):
         high = near & ((np.round(ground, 2) > threshold) | np.isnan(ground))
     cells = _polygonise(high, transform)
-    note = ""
     if len(cells):
         tree = shapely.STRtree(zones)
         c_idx, z_idx = tree.query(cells, predicate="intersects")
         parts = np.asarray(shapely.intersection(cells[c_idx], zones[z_idx]), dtype=object)
     else:
         parts = np.empty(0, dtype=object)
-    if not np.isfinite(lows).all():
-        note = "the DEM has no data under some septic fields; their whole zone was removed"
-    return np.concatenate([parts, fields]), note
+    notes: list[Note] = []
+    if not known.all():
+        why = "the DEM has no data under the field"
+        notes.append(Note(whole.format(why=why), zones[~known], removes=True))
+        parts = np.concatenate([parts, zones[~known]])
+    return np.concatenate([parts, fields]), notes
 
 
 def _vertical_parts(
@@ -186,29 +217,40 @@ def _vertical_parts(
     minimum_ft: float,
     tolerance_ft: float,
     bounds: tuple[float, float, float, float],
-) -> tuple[np.ndarray, str]:
-    """Cells where a device ``depth_ft`` deep would not keep ``minimum_ft`` above ``raster``,
-    and everything outside the raster."""
+) -> tuple[np.ndarray, list[Note]]:
+    """Cells where a device ``depth_ft`` deep would not keep ``minimum_ft`` above ``raster``;
+    cells without data and everything outside the raster are left out too (with a note)."""
     rows, cols, transform = _window(raster, bounds)
     values = raster.values[rows, cols]
     if raster.mode == RasterMode.DEPTH:
         separation = values - depth_ft
     else:
         if dem is None:
-            return np.empty(0, dtype=object), (
+            text = (
                 f"no DEM: the {raster.kind} elevations cannot be compared with a depth; "
                 "vertical separation not screened"
             )
+            return np.empty(0, dtype=object), [Note(text)]
         xs, ys = _cell_centres(values.shape, transform)
         separation = dem.sample_xy(xs, ys) - depth_ft - values
+    nodata = np.isnan(separation)
     with np.errstate(invalid="ignore"):
-        bad = ~(np.round(separation, 2) >= minimum_ft - tolerance_ft)
+        bad = ~nodata & (np.round(separation, 2) < minimum_ft - tolerance_ft)
     parts = _polygonise(bad, transform)
+    unknown = _polygonise(nodata, transform)
     covered = shapely.box(*raster.bounds)
     outside = shapely.difference(shapely.box(*bounds).buffer(1.0, join_style="mitre"), covered)
     if not shapely.is_empty(outside):
-        parts = np.concatenate([parts, np.array([outside], dtype=object)])
-    return parts, ""
+        unknown = np.concatenate([unknown, np.array([outside], dtype=object)])
+    notes = []
+    if len(unknown):
+        text = (
+            f"part of the parcel has no {raster.kind} data"
+            + ("" if raster.mode == RasterMode.DEPTH else " or no DEM data")
+            + " and was left out"
+        )
+        notes.append(Note(text, unknown, removes=True))
+    return np.concatenate([parts, unknown]), notes
 
 
 def _select_parcels(layers: LayerSet, parcel_ids: list[str] | None) -> gpd.GeoDataFrame:
@@ -265,8 +307,10 @@ def siting_polygons(
     -------
     GeoDataFrame
         :data:`SITING_COLUMNS`: ``outcome`` is ``pass`` (some place is allowed and every
-        layer was there), ``fail`` (no place is allowed) or ``review`` (some place is
-        allowed but a needed layer or value was missing: ``reason`` names it).
+        layer was there), ``fail`` (no place is allowed, and no missing data took one away)
+        or ``review`` (a needed layer or value was missing where it mattered: ``reason``
+        names it; the polygon then leaves out what could not be screened and ignores a
+        constraint whose layer is absent).
 
     Raises
     ------
@@ -290,56 +334,66 @@ def siting_polygons(
         )
     minx, miny, maxx, maxy = (float(v) for v in shapely.total_bounds(lots))
     bounds = (minx, miny, maxx, maxy)
-    notes: list[str] = []
+    notes: list[Note] = []
     parts: list[np.ndarray] = []
 
     buildings = layers.get("buildings")
     if buildings is None:
         notes.append(
-            f"no buildings layer: the {params.habitable_basement_ft:g}-ft basement "
-            "setback was not applied"
+            Note(
+                f"no buildings layer: the {params.habitable_basement_ft:g}-ft basement "
+                "setback was not applied"
+            )
         )
     elif len(buildings):
-        footprints = buildings.geometry.to_numpy()
-        basement = buildings["habitable_basement"]
-        counts = basement.fillna(value=True).astype(bool).to_numpy()
-        if basement.isna().any():
+        near = _near(buildings.geometry.to_numpy(), lots, params.habitable_basement_ft)
+        footprints = buildings.geometry.to_numpy()[near]
+        unknown = buildings["habitable_basement"].isna().to_numpy()[near]
+        counts = buildings["habitable_basement"].fillna(value=True).astype(bool).to_numpy()[near]
+        zones = _buffer(footprints[counts], params.habitable_basement_ft, quad_segs)
+        parts += [zones, footprints]
+        if unknown.any():
             notes.append(
-                f"{int(basement.isna().sum())} building(s) without habitable_basement were "
-                "treated as having one"
+                Note(
+                    f"a building within {params.habitable_basement_ft:g} ft has no "
+                    "habitable_basement value and was treated as having one",
+                    _buffer(footprints[unknown], params.habitable_basement_ft, quad_segs),
+                    removes=True,
+                )
             )
-        parts += [_buffer(footprints[counts], params.habitable_basement_ft, quad_segs), footprints]
 
     if klass == DeviceClass.VEHICLE:
         for kind in ("wells", "wetlands", "water_bodies"):
             layer = layers.get(kind)
             if layer is None:
                 notes.append(
-                    f"no {kind} layer: the {params.vehicle_traffic_ft:g}-ft vehicle "
-                    f"setback from {kind.replace('_', ' ')} was not applied"
+                    Note(
+                        f"no {kind} layer: the {params.vehicle_traffic_ft:g}-ft vehicle "
+                        f"setback from {kind.replace('_', ' ')} was not applied"
+                    )
                 )
             elif len(layer):
-                parts.append(
-                    _buffer(layer.geometry.to_numpy(), params.vehicle_traffic_ft, quad_segs)
-                )
+                geoms = layer.geometry.to_numpy()
+                geoms = geoms[_near(geoms, lots, params.vehicle_traffic_ft)]
+                parts.append(_buffer(geoms, params.vehicle_traffic_ft, quad_segs))
 
     septic = layers.get("septic_fields")
     if septic is None:
-        notes.append("no septic_fields layer: the septic up-gradient setback was not applied")
+        notes.append(Note("no septic_fields layer: the septic up-gradient setback was not applied"))
     elif len(septic):
-        septic_parts, note = _septic_parts(
-            septic,
+        fields = septic.geometry.to_numpy()
+        fields = fields[_near(fields, lots, params.septic_upgradient_ft)]
+        septic_parts, septic_notes = _septic_parts(
+            fields,
             layers.raster("dem"),
             setback_ft=params.septic_upgradient_ft,
-            bounds=bounds,
             quad_segs=quad_segs,
         )
         parts.append(septic_parts)
-        if note:
-            notes.append(note)
+        notes += septic_notes
 
     if depth_ft is None:
-        notes.append("no device depth given (--depth-ft): vertical separation not screened")
+        notes.append(Note("no device depth given (--depth-ft): vertical separation not screened"))
     else:
         for kind, minimum in (
             ("seasonal_high_groundwater", params.groundwater_separation_ft),
@@ -347,9 +401,11 @@ def siting_polygons(
         ):
             raster = layers.raster(kind)
             if raster is None:
-                notes.append(f"no {kind} raster: the {minimum:g}-ft separation was not screened")
+                notes.append(
+                    Note(f"no {kind} raster: the {minimum:g}-ft separation was not screened")
+                )
                 continue
-            vertical, note = _vertical_parts(
+            vertical, vertical_notes = _vertical_parts(
                 raster,
                 layers.raster("dem"),
                 depth_ft=depth_ft,
@@ -358,27 +414,28 @@ def siting_polygons(
                 bounds=bounds,
             )
             parts.append(vertical)
-            if note:
-                notes.append(note)
+            notes += vertical_notes
 
-    allowed = _subtract(
-        np.asarray(
-            shapely.buffer(
-                lots, -grown_radius(params.property_line_ft, quad_segs), quad_segs=quad_segs
-            ),
-            dtype=object,
+    inner = np.asarray(
+        shapely.buffer(
+            lots, -grown_radius(params.property_line_ft, quad_segs), quad_segs=quad_segs
         ),
-        parts,
+        dtype=object,
     )
+    allowed = _subtract(inner, parts)
     area = shapely.area(allowed)
     has_room = np.round(area) > 0
-    outcome = np.where(has_room, "review" if notes else "pass", "fail")
-    base = "; ".join(notes)
+    texts, removed = _parcel_notes(inner, notes)
+    flagged = np.array([bool(t) for t in texts], dtype=bool)
+    outcome = np.where(
+        has_room, np.where(flagged, "review", "pass"), np.where(removed, "review", "fail")
+    )
     reason = [
-        (base or "every setback applied")
+        (text or "every setback applied")
         if ok
-        else "no place on the parcel meets every setback" + (f" ({base})" if base else "")
-        for ok in has_room
+        else "no place on the parcel meets every setback that could be screened"
+        + (f" ({text})" if text else "")
+        for ok, text in zip(has_room, texts, strict=True)
     ]
     return gpd.GeoDataFrame(
         {
@@ -414,3 +471,25 @@ def _subtract(inner: np.ndarray, parts: list[np.ndarray]) -> np.ndarray:
     out = inner.copy()
     out[groups] = shapely.difference(inner[groups], blockers)
     return np.asarray(shapely.make_valid(out), dtype=object)
+
+
+def _parcel_notes(inner: np.ndarray, notes: list[Note]) -> tuple[list[str], np.ndarray]:
+    """Each parcel's review reasons, and whether missing data removed area from it.
+
+    Located notes count where they touch the parcel inside its property-line setback.
+    """
+    lots = inner
+    texts: list[list[str]] = [[] for _ in lots]
+    removed = np.zeros(len(lots), dtype=bool)
+    for note in notes:
+        if note.where is None:
+            hits = np.arange(len(lots))
+        elif len(note.where) == 0:
+            continue
+        else:
+            hits = np.unique(shapely.STRtree(note.where).query(lots, predicate="intersects")[0])
+        for i in hits:
+            texts[i].append(note.text)
+        if note.removes:
+            removed[hits] = True
+    return ["; ".join(t) for t in texts], removed
