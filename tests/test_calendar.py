@@ -36,7 +36,7 @@ from gis_sw.outputs.calendar import (
     ics_bytes,
     write_calendar,
 )
-from gis_sw.outputs.timeline import write_timeline
+from gis_sw.outputs.timeline import write_timeline, write_timelines
 from gis_sw.ruleset import Ruleset
 
 APRIL_1, APRIL_30 = date(2026, 4, 1), date(2026, 4, 30)
@@ -332,3 +332,19 @@ def test_timeline_png(ruleset: Ruleset, tmp_path: Path) -> None:
     )
     assert none is None
     assert not (tmp_path / "none.png").exists()
+
+
+def test_write_timelines_only_for_dated_proposals(ruleset: Ruleset, tmp_path: Path) -> None:
+    frame = gpd.GeoDataFrame(
+        {
+            "proposal_id": ["A/1", "B"],
+            "start_date": ["2026-04-01", None],
+            "end_date": ["2026-04-30", None],
+        },
+        geometry=[shapely.box(0, 0, 100, 100), shapely.box(500, 0, 600, 100)],
+        crs=ruleset.working_crs,
+    )
+    proposals = make_proposals(ruleset.working_crs, frame)
+    written = write_timelines(tmp_path, proposals=proposals, ruleset=ruleset)
+    assert [p.name for p in written] == ["timeline_A_1.png"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["timeline_A_1.png"]

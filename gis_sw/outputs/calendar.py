@@ -19,6 +19,7 @@ from pathlib import Path
 
 from gis_sw.analysis.calendar import ConstructionCalendar
 from gis_sw.outputs.atomic import check_writable, write_bytes_atomic, write_text_atomic
+from gis_sw.outputs.timeline import timeline_path
 
 CSV_COLUMNS = ("proposal_id", "date", "kind", "summary", "description", "uid")
 PRODID = "-//gis_sw//construction calendar//EN"
@@ -171,13 +172,9 @@ def calendar_paths(folder: str | Path, proposal_id: str) -> tuple[Path, Path, Pa
 
     Characters other than letters, digits, ``-``, ``_`` and ``.`` in the id become ``_``.
     """
-    folder = Path(folder)
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in str(proposal_id))
-    return (
-        folder / f"calendar_{safe}.csv",
-        folder / f"calendar_{safe}.ics",
-        folder / f"timeline_{safe}.png",
-    )
+    png = timeline_path(folder, proposal_id)
+    safe = png.stem.removeprefix("timeline_")
+    return (png.parent / f"calendar_{safe}.csv", png.parent / f"calendar_{safe}.ics", png)
 
 
 def write_calendar(

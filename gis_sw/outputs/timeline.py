@@ -94,3 +94,37 @@ def write_timeline(
     with atomic_path(target, overwrite=overwrite) as tmp:
         fig.savefig(tmp, format="png")
     return target
+
+
+def timeline_path(folder: str | Path, proposal_id: str) -> Path:
+    """``timeline_<id>.png`` in ``folder`` (characters unsafe in file names become ``_``)."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in str(proposal_id))
+    return Path(folder) / f"timeline_{safe}.png"
+
+
+def write_timelines(
+    folder: str | Path,
+    *,
+    proposals: Proposals,
+    ruleset: Ruleset,
+    overwrite: bool = True,
+) -> list[Path]:
+    """Write ``timeline_<id>.png`` for every proposal with dated phases; return the paths.
+
+    Raises
+    ------
+    OutputError
+        If a chart exists and ``overwrite`` is False, or it cannot be written.
+    """
+    written = []
+    for pid in proposals.ids:
+        path = write_timeline(
+            timeline_path(folder, pid),
+            proposals=proposals,
+            ruleset=ruleset,
+            proposal_id=pid,
+            overwrite=overwrite,
+        )
+        if path is not None:
+            written.append(path)
+    return written
