@@ -86,7 +86,21 @@ def test_check_writes_outputs_and_exits_0(town: tuple[Path, Path], tmp_path: Pat
     assert rows["SW101", "P-2"]["outcome"] == "pass"
     assert float(rows["SW105", "P-1"]["measured"]) == 250.0  # $150 + 0.5% of $20,000
     assert rows["SW106", "P-1:wetlands"]["outcome"] == "pass"
-    assert "SW101  P-1       P-1" in result.stdout
+    line = next(x for x in result.stdout.splitlines() if x.startswith("SW101  P-1 "))
+    assert line.split() == [
+        "SW101",
+        "P-1",
+        "(proposal)",
+        "required",
+        "134",
+        "sq",
+        "ft",
+        "100",
+        "sq",
+        "ft",
+        "§",
+        "183-12A",
+    ]
     assert "Disturbance" not in result.stderr
 
     again = run("check", str(proposals), "--layers", str(layers), "--out", str(out))

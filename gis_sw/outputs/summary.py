@@ -82,6 +82,9 @@ def _text(value: object) -> str:
 def format_table(findings: pd.DataFrame, *, max_subject: int = 34) -> str:
     """A fixed-width table: rule, proposal, subject, outcome, measured, limit, citation.
 
+    A subject that is the proposal itself shows as ``(proposal)``; ``P-1:floodplain`` shows
+    as ``floodplain`` beside its proposal.
+
     The last line counts the outcomes (waived findings are counted apart).
     """
     frame = summary_frame(findings)
@@ -89,7 +92,11 @@ def format_table(findings: pd.DataFrame, *, max_subject: int = 34) -> str:
     rows = [header]
     for rec in frame.to_dict("records"):
         unit = _text(rec["unit"])
-        subject = str(rec["subject_id"])
+        subject, proposal = str(rec["subject_id"]), str(rec["proposal_id"])
+        if subject == proposal:
+            subject = "(proposal)"
+        elif subject.startswith(f"{proposal}:"):
+            subject = subject.removeprefix(f"{proposal}:")
         if len(subject) > max_subject:
             subject = subject[: max_subject - 3] + "..."
         outcome = f"{rec['outcome']} (waived)" if rec["waived"] else str(rec["outcome"])
