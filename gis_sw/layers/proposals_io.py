@@ -108,7 +108,9 @@ def read_proposals(
                 read(kind, kind)
         if ATTRIBUTE_TABLE in layers:
             attributes = pd.DataFrame(
-                pyogrio.read_dataframe(path, layer=ATTRIBUTE_TABLE, read_geometry=False)
+                pyogrio.read_dataframe(
+                    path, layer=ATTRIBUTE_TABLE, read_geometry=False, use_arrow=True
+                )
             )
     else:
         read(None, "disturbance")
