@@ -286,3 +286,22 @@ def test_coordinates_that_do_not_fit_the_crs_are_refused(tmp_path: Path, ruleset
         read_layers(write_manifest(tmp_path, text), ruleset=ruleset)
     assert "parcels.shp" in str(info.value)
     assert "EPSG:4326" in str(info.value)
+
+
+def test_manifest_labels_never_show_a_password(tmp_path: Path) -> None:
+    from gis_sw.layers.manifest import load_manifest
+
+    path = write_manifest(
+        tmp_path,
+        '[parcels]\npostgis = "postgresql://gis:s3cret@db.town.local:5432/town"\n'
+        'table = "parcels"\n\n[zoning]\npostgis = "host=db dbname=town password=s3cret"\n'
+        'query = "SELECT * FROM zoning"\n\n[dem]\npath = "layers.toml"\nmode = "depth"\n',
+    )
+    with pytest.raises(LayerError, match=r"\[dem\]: a DEM holds ground elevations\."):
+        load_manifest(path)
+    path.write_text(path.read_text().replace('mode = "depth"', 'mode = "elevation"'))
+    entries = load_manifest(path).entries
+    assert entries["parcels"].label == "postgis:postgresql://gis@db.town.local:5432/town:parcels"
+    assert entries["zoning"].label == "postgis:host=db dbname=town:query"
+    assert entries["dem"].mode is not None
+    assert entries["dem"].mode.value == "elevation"

@@ -228,3 +228,28 @@ def test_devices_missing_columns_and_duplicate_ids(tmp_path: Path, ruleset: Rule
             "device_id DW-1 = 'often'."
         ),
     ]
+
+
+def test_dxf_cad_layer_selected_by_manifest_layer_key(tmp_path: Path, ruleset: Ruleset) -> None:
+    """``layer`` picks a CAD layer of a DXF: limits of disturbance drawn on layer LOD."""
+    from gis_sw.layers.vector import read_vector
+
+    rings = gpd.GeoDataFrame(
+        {"Layer": ["LOD", "TREES", "LOD"]},
+        geometry=[
+            shapely.box(X0, Y0, X0 + 20, Y0 + 12).exterior,
+            shapely.box(X0 + 50, Y0, X0 + 60, Y0 + 10).exterior,
+            shapely.box(X0 + 100, Y0, X0 + 110, Y0 + 10).exterior,
+        ],
+        crs=None,
+    )
+    path = tmp_path / "site.dxf"
+    pyogrio.write_dataframe(rings, path, driver="DXF")
+    frame, crs, _ = read_vector(path, layer="LOD", crs=ruleset.working_crs)
+    assert crs.equals(ruleset.working_crs)
+    assert frame["Layer"].tolist() == ["LOD", "LOD"]
+    assert frame.area.round(2).tolist() == [240.0, 100.0]
+    with pytest.raises(
+        FileNotFoundError, match=r"no entities on CAD layer 'ROADS' \(layers: LOD, TREES\)"
+    ):
+        read_vector(path, layer="ROADS", crs=ruleset.working_crs)

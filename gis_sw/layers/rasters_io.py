@@ -94,6 +94,8 @@ def read_raster(
                 f'{path} has no CRS. Fix: give crs = "EPSG:...." under [{kind}] in the '
                 "layers manifest."
             )
+        if src.count > 1:
+            warnings.append(f"band 1 of {src.count} was read.")
         masked = src.read(1, masked=True)
         values = np.ma.filled(masked.astype("float64"), np.nan)
         transform = src.transform
