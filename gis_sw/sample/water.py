@@ -125,27 +125,17 @@ def water_layers(layout: Layout, streams: Streams, seed: int) -> dict[str, pd.Da
         water_ids.append(f"S{i + 1}")
         water_names.append(f"Sample Brook reach {i + 1}")
         water_geoms.append(stream)
-        north = _between(
-            x,
-            centre + STREAM_HALF_WIDTH_FT,
-            centre + STREAM_HALF_WIDTH_FT + _wave(x, rng, WETLAND_MIN_FT, WETLAND_MAX_FT),
-        )
-        south = _between(
-            x,
-            centre - STREAM_HALF_WIDTH_FT - _wave(x, rng, WETLAND_MIN_FT, WETLAND_MAX_FT),
-            centre - STREAM_HALF_WIDTH_FT,
-        )
-        for side, poly in (("N", north), ("S", south)):
-            boxes = shapely.box(
-                col_boxes_x0,
-                np.full(layout.columns, layout.y_min),
-                col_boxes_x1,
-                np.full(layout.columns, layout.y_max),
-            )
-            pieces: np.ndarray = shapely.intersection(np.full(layout.columns, poly), boxes)
-            for col, piece in enumerate(pieces):
+        bank = centre + STREAM_HALF_WIDTH_FT
+        north = (bank, bank + _wave(x, rng, WETLAND_MIN_FT, WETLAND_MAX_FT))
+        bank = centre - STREAM_HALF_WIDTH_FT
+        south = (bank - _wave(x, rng, WETLAND_MIN_FT, WETLAND_MAX_FT), bank)
+        # one wetland polygon per bank and block column; column edges are sample points, so
+        # slicing the outlines cuts them exactly where an intersection would
+        for side, (lower, upper) in (("N", north), ("S", south)):
+            for col, (e0, e1) in enumerate(zip(col_boxes_x0, col_boxes_x1, strict=True)):
+                part = (x >= e0) & (x <= e1)
                 wet_ids.append(f"W{i + 1}-{col}{side}")
-                wet_geoms.append(piece)
+                wet_geoms.append(_between(x[part], lower[part], upper[part]))
         half = _wave(x, rng, FLOODPLAIN_MIN_FT, FLOODPLAIN_MAX_FT)
         flood_geoms.append(_between(x, centre - half, centre + half))
         # ponds: a farm pond in the farm tract of the next band, one beside the stream
