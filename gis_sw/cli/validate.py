@@ -17,7 +17,7 @@ from gis_sw.layers.read import LayerInspection, inspect_layers, read_proposals
 from gis_sw.layers.specs import RASTER_LAYERS, TOWN_LAYERS
 from gis_sw.layers.validate import listing
 from gis_sw.layers.vector import crs_text, crs_units
-from gis_sw.ruleset import Ruleset, load_ruleset
+from gis_sw.ruleset import load_ruleset
 
 EXIT_BAD_INPUT = 2
 
@@ -95,10 +95,6 @@ def format_inspection(inspection: LayerInspection) -> list[str]:
     return lines
 
 
-def _load_ruleset(name: str | None) -> Ruleset:
-    return load_ruleset(name)
-
-
 @click.command("validate")
 @click.option(
     "--layers",
@@ -129,7 +125,7 @@ def command(
     Every layer is reprojected to the ruleset's working CRS.  Exit 2 when any layer (or the
     proposals file) has a problem; every problem is listed first.
     """
-    ruleset = _load_ruleset(ruleset_name)
+    ruleset = load_ruleset(ruleset_name)
     inspection = inspect_layers(source, ruleset=ruleset, strict=strict)
     for line in format_inspection(inspection):
         click.echo(line)
