@@ -93,10 +93,15 @@ def _compute(ctx: CheckContext) -> list[DrainageResult]:
     storms = ctx.ruleset.storms
     results: list[DrainageResult] = []
     imp_all = ctx.proposals.impervious
+    imp_by_pid: dict[str, gpd.GeoDataFrame] = {}
+    if imp_all is not None and len(imp_all):
+        imp_by_pid = {
+            str(k): g for k, g in imp_all.groupby(imp_all["proposal_id"].astype(str), sort=False)
+        }
     for pid, dist in ctx.disturbance_union.items():
         if dist is None or shapely.is_empty(dist):
             continue
-        imp = None if imp_all is None else imp_all[imp_all["proposal_id"].astype(str) == pid]
+        imp = imp_by_pid.get(str(pid))
         for did, area, tc_min in _drainage_areas(ctx, str(pid), dist):
             result = compute_drainage(
                 str(pid),

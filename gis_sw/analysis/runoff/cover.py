@@ -41,7 +41,7 @@ def clip_union(frame: gpd.GeoDataFrame | None, area: shapely.Geometry) -> shapel
     idx = frame.sindex.query(area, predicate="intersects")
     if len(idx) == 0:
         return shapely.Polygon()
-    parts = shapely.intersection(frame.geometry.to_numpy()[idx], area)
+    parts = shapely.intersection(np.asarray(frame.geometry.values[idx]), area)
     return shapely.union_all(parts)
 
 
@@ -54,12 +54,11 @@ def grouped_unions(
     idx = frame.sindex.query(area, predicate="intersects")
     if len(idx) == 0:
         return {}
-    sub = frame.iloc[idx]
-    parts = shapely.intersection(sub.geometry.to_numpy(), area)
-    keys = sub[column].astype("object").where(sub[column].notna(), None).to_numpy()
+    parts = shapely.intersection(np.asarray(frame.geometry.values[idx]), area)
+    keys = frame[column].to_numpy(dtype=object)[idx]
     out: dict[str, list[shapely.Geometry]] = {}
     for key, geom in zip(keys, parts, strict=True):
-        out.setdefault("" if key is None else str(key), []).append(geom)
+        out.setdefault("" if pd.isna(key) else str(key), []).append(geom)
     return {k: shapely.union_all(v) for k, v in out.items()}
 
 
@@ -149,31 +148,32 @@ def subareas(
         letter = soil_group(value, dual=params.dual_hsg)
         if letter is not None:
             groups[letter] = shapely.union_all([groups.get(letter, shapely.Polygon()), geom])
-    rows: list[tuple[str, str, str | None, float]] = []
+    sums: dict[tuple[str, str, str | None], float] = {}
     for piece in pieces:
         left = piece.geometry
         for letter in sorted(groups):
             part_area = float(shapely.area(shapely.intersection(piece.geometry, groups[letter])))
             if part_area > _MIN_AREA_SQFT:
-                rows.append((piece.source, piece.cover, letter, part_area))
+                key: tuple[str, str, str | None] = (piece.source, piece.cover, letter)
+                sums[key] = sums.get(key, 0.0) + part_area
             left = shapely.difference(left, groups[letter])
         left_area = float(shapely.area(left))
         if left_area > _MIN_AREA_SQFT:
-            rows.append((piece.source, piece.cover, None, left_area))
-    frame = pd.DataFrame(rows, columns=["source", "cover", "hsg", "area_sqft"])
-    if len(frame) == 0:
-        return pd.DataFrame({c: pd.Series(dtype="object") for c in SUBAREA_COLUMNS})
-    frame["hsg_key"] = frame["hsg"].fillna("")
-    frame = frame.groupby(["source", "cover", "hsg_key"], sort=False, as_index=False)[
-        ["area_sqft"]
-    ].sum()
-    frame = frame.rename(columns={"hsg_key": "hsg"})
-    frame["hsg"] = frame["hsg"].astype("object").where(frame["hsg"] != "", None)
+            none_key: tuple[str, str, str | None] = (piece.source, piece.cover, None)
+            sums[none_key] = sums.get(none_key, 0.0) + left_area
     covers = params.covers
-    frame["cn"] = [
-        covers[c].cn[h] if h is not None else np.nan
-        for c, h in zip(frame["cover"], frame["hsg"], strict=True)
-    ]
-    frame["c"] = [covers[c].c for c in frame["cover"]]
-    frame["impervious"] = [covers[c].impervious for c in frame["cover"]]
-    return frame.loc[:, list(SUBAREA_COLUMNS)].reset_index(drop=True)
+    return pd.DataFrame(
+        {
+            "source": [k[0] for k in sums],
+            "cover": [k[1] for k in sums],
+            "hsg": pd.Series([k[2] for k in sums], dtype="object"),
+            "area_sqft": pd.Series(list(sums.values()), dtype="float64"),
+            "cn": pd.Series(
+                [covers[c].cn[h] if h is not None else np.nan for _, c, h in sums],
+                dtype="float64",
+            ),
+            "c": pd.Series([covers[c].c for _, c, _ in sums], dtype="float64"),
+            "impervious": pd.Series([covers[c].impervious for _, c, _ in sums], dtype="bool"),
+        },
+        columns=list(SUBAREA_COLUMNS),
+    )

@@ -156,18 +156,21 @@ def scenario_figures(
     distribution: str,
 ) -> Scenario:
     """Composite CN and C, then S, Ia, Ia/P, Q, volume, qu, qp and Rational Q per storm."""
-    mapped = table[table["hsg"].notna()]
-    mapped_area = float(mapped["area_sqft"].sum())
-    imp_area = float(table.loc[table["impervious"].astype(bool), "area_sqft"].sum())
+    areas = table["area_sqft"].to_numpy(dtype="float64")
+    mapped = table["hsg"].notna().to_numpy()
+    mapped_area = float(areas[mapped].sum())
+    imp_area = float(areas[table["impervious"].to_numpy(dtype=bool)].sum())
+    cns = table["cn"].to_numpy(dtype="float64")
     cn_w = (
-        tr55.weighted_cn(mapped["cn"].tolist(), mapped["area_sqft"].tolist())
+        tr55.weighted_cn(cns[mapped].tolist(), areas[mapped].tolist())
         if mapped_area > 0
         else math.nan
     )
     cn_used = (
         tr55.round_half_up(cn_w) if params.round_composite_cn and not math.isnan(cn_w) else cn_w
     )
-    c_w = float((table["c"] * table["area_sqft"]).sum() / area_sqft) if area_sqft > 0 else math.nan
+    c_arr = table["c"].to_numpy(dtype="float64")
+    c_w = float((c_arr * areas).sum() / area_sqft) if area_sqft > 0 else math.nan
     tc_used = min(max(tc_hr, params.min_tc_hr), params.max_tc_hr)
     area_sqmi = area_sqft / tr55.SQFT_PER_SQMI
     i_rows = []
