@@ -269,3 +269,13 @@ def test_drainage_area_found_by_overlap_without_proposal_id(ruleset: Ruleset) ->
     east = next(r for r in results if r.drainage_id == "DA-E")
     assert east.post is not None
     assert east.post.impervious_sqft == pytest.approx(600.0)  # the driveway only
+
+
+def test_subject_ids_name_proposal_or_its_drainage_area(ruleset: Ruleset) -> None:
+    assert list(
+        check_runoff_volume(CheckContext(lot_layers(), lot_proposal(), ruleset))["subject_id"]
+    ) == ["LOT"]
+    das = frame([{"drainage_id": "DA-1", "proposal_id": "LOT", "geometry": box(0, 0, 200, 100)}])
+    layers = make_layerset(CRS, {**lot_layers().vectors, "drainage_areas": das}, {})
+    found = check_water_quality_volume(CheckContext(layers, lot_proposal(), ruleset))
+    assert list(found["subject_id"]) == ["LOT:DA-1"]

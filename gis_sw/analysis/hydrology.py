@@ -134,6 +134,13 @@ def _with_problem(result: DrainageResult, problem: str) -> DrainageResult:
     return replace(result, problems=(*result.problems, problem))
 
 
+def _subject(result: DrainageResult) -> str:
+    """The proposal id for its default drainage area, ``pid:drainage_id`` for a layer's area."""
+    if result.drainage_id == result.proposal_id:
+        return result.proposal_id
+    return f"{result.proposal_id}:{result.drainage_id}"
+
+
 def runoff_results(ctx: CheckContext) -> list[DrainageResult]:
     """Every drainage area's result, computed once per context."""
     return ctx.memo("hydrology.results", lambda: _compute(ctx))
@@ -177,7 +184,7 @@ def check_design_calculations(ctx: CheckContext) -> gpd.GeoDataFrame:
         "SW501",
         ctx.crs,
         proposal_id=[r.proposal_id for r in results],
-        subject_id=[r.drainage_id for r in results],
+        subject_id=[_subject(r) for r in results],
         outcome=outcomes,
         message=messages,
         measured=measured,
@@ -225,7 +232,7 @@ def _compare(
         rule_id,
         ctx.crs,
         proposal_id=[r.proposal_id for r in results],
-        subject_id=[r.drainage_id for r in results],
+        subject_id=[_subject(r) for r in results],
         outcome=outcomes,
         message=messages,
         measured=measured,
@@ -267,7 +274,7 @@ def check_water_quality_volume(ctx: CheckContext) -> gpd.GeoDataFrame:
         "SW504",
         ctx.crs,
         proposal_id=[r.proposal_id for r in results],
-        subject_id=[r.drainage_id for r in results],
+        subject_id=[_subject(r) for r in results],
         outcome="info",
         message=messages,
         measured=[r.wqv_cf for r in results],
