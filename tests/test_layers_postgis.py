@@ -120,6 +120,13 @@ def town_tables(dsn: str) -> str:
                 "VALUES (%s, 'Ames', ST_GeomFromText(%s, 2263))",
                 (pin, geom.wkt),
             )
+        to_wgs84 = Transformer.from_crs("EPSG:2260", "EPSG:4326", always_xy=True)
+        lon, lat = to_wgs84.transform(X0 + 50.0, Y0 + 50.0)
+        conn.execute("CREATE TABLE wells (well_id text, depth_ft numeric, location geography)")
+        conn.execute(
+            "INSERT INTO wells VALUES ('W-1', 180.5, ST_GeogFromText(%s))",
+            (f"SRID=4326;POINT({lon!r} {lat!r})",),
+        )
         conn.execute("CREATE TABLE zoning (zone text, acres numeric, geom geometry)")
         conn.execute(
             "INSERT INTO zoning VALUES ('R-10', 0.57, ST_GeomFromText(%s))",
@@ -143,9 +150,13 @@ def test_postgis_table_query_and_srid_zero(
         'columns = { parcel_id = "pin" }\n\n'
         f'[zoning]\npostgis = "{town_tables}"\n'
         "query = \"SELECT zone, acres, geom AS shape FROM zoning WHERE zone = 'R-10'\"\n"
-        'crs = "EPSG:2260"\n',
+        'crs = "EPSG:2260"\n\n'
+        f'[wells]\npostgis = "{town_tables}"\ntable = "wells"\n',
     )
     layers = read_layers(manifest, ruleset=ruleset)
+    well = layers.get("wells").geometry.iloc[0]
+    assert (round(well.x, 2), round(well.y, 2)) == (X0 + 50.0, Y0 + 50.0)
+    assert layers.reports["wells"].source_crs == "EPSG:4326"
     parcels = layers.get("parcels").sort_values("parcel_id")
     assert parcels["parcel_id"].tolist() == ["P-1", "P-2"]
     np.testing.assert_allclose(parcels.area.to_numpy(), [10_000.0, 15_000.0], rtol=1e-6)
@@ -164,11 +175,11 @@ def test_postgis_problems(tmp_path: Path, ruleset: Ruleset, town_tables: str) ->
         tmp_path,
         f'[parcels]\npostgis = "{town_tables}"\ntable = "town.parcels"\n\n'
         f'[zoning]\npostgis = "{town_tables}"\ntable = "zoning"\n\n'
-        f'[wells]\npostgis = "{town_tables}"\ntable = "no_such_table"\n',
+        f'[buildings]\npostgis = "{town_tables}"\ntable = "no_such_table"\n',
     )
     with pytest.raises(LayerError) as info:
         read_layers(manifest, ruleset=ruleset)
     problems = {p.layer.split(" ")[0]: p.message for p in info.value.problems}
     assert "required column 'parcel_id' is missing" in problems["parcels"]
     assert "geometries have SRID 0 (no CRS)" in problems["zoning"]
-    assert 'relation "no_such_table" does not exist' in problems["wells"]
+    assert 'relation "no_such_table" does not exist' in problems["buildings"]

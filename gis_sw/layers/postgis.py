@@ -1,9 +1,9 @@
 """Read a layer from PostGIS: a table or a ``SELECT``, through psycopg.
 
 pyogrio's wheel carries no PostgreSQL driver, so rows are fetched with psycopg (the
-``postgis`` extra): the geometry as WKB (``ST_AsBinary``) and its SRID (``ST_SRID``), which is
-looked up in ``spatial_ref_sys`` to build the CRS.  A layer whose SRID is 0 takes the CRS
-given in the manifest, or is refused.
+``postgis`` extra): the geometry (or geography, cast to geometry) as WKB (``ST_AsBinary``)
+and its SRID (``ST_SRID``), which is looked up in ``spatial_ref_sys`` to build the CRS.  A
+layer whose SRID is 0 takes the CRS given in the manifest, or is refused.
 """
 
 from __future__ import annotations
@@ -76,19 +76,27 @@ def read_postgis(
     warnings: list[str] = []
     try:
         with psycopg.connect(dsn, connect_timeout=CONNECT_TIMEOUT_S) as conn:
-            geom_oid = _geometry_oid(conn, label)
+            geom_oids = _geometry_oids(conn, label)
             with conn.cursor() as cur:
                 cur.execute(sql.SQL("SELECT * FROM ({}) AS q LIMIT 0").format(base))
                 described = [(d.name, d.type_code) for d in cur.description or []]
-            geom_col = _pick_geometry(described, geom_oid, geometry_column, label)
+            geom_col = _pick_geometry(described, set(geom_oids.values()), geometry_column, label)
+            # geography columns are cast to geometry (same coordinates, SRID kept)
+            cast = (
+                sql.SQL("::geometry")
+                if dict(described)[geom_col] != geom_oids["geometry"]
+                else sql.SQL("")
+            )
             others = [name for name, _ in described if name != geom_col]
             select = sql.SQL(
-                "SELECT {cols}{sep}ST_AsBinary(q.{g}) AS {wkb}, ST_SRID(q.{g}) AS {srid} "
+                "SELECT {cols}{sep}ST_AsBinary(q.{g}{cast}) AS {wkb}, "
+                "ST_SRID(q.{g}{cast}) AS {srid} "
                 "FROM ({base}) AS q"
             ).format(
                 cols=sql.SQL(", ").join(sql.SQL("q.{}").format(sql.Identifier(c)) for c in others),
                 sep=sql.SQL(", ") if others else sql.SQL(""),
                 g=sql.Identifier(geom_col),
+                cast=cast,
                 wkb=sql.Identifier(_WKB),
                 srid=sql.Identifier(_SRID),
                 base=base,
@@ -119,22 +127,23 @@ def read_postgis(
     return frame, source_crs, warnings
 
 
-def _geometry_oid(conn: Any, label: str) -> int:
+def _geometry_oids(conn: Any, label: str) -> dict[str, int]:
+    """OIDs of PostGIS's ``geometry`` (and ``geography`` when present) types."""
     with conn.cursor() as cur:
-        cur.execute("SELECT oid FROM pg_type WHERE typname = 'geometry'")
-        row = cur.fetchone()
-    if row is None:
+        cur.execute("SELECT typname, oid FROM pg_type WHERE typname IN ('geometry', 'geography')")
+        oids = {str(name): int(oid) for name, oid in cur.fetchall()}
+    if "geometry" not in oids:
         raise InputFileError(
             f"{label}: the database has no PostGIS geometry type. "
             "Fix: CREATE EXTENSION postgis, or connect to the right database."
         )
-    return int(row[0])
+    return oids
 
 
 def _pick_geometry(
-    described: list[tuple[str, int]], geom_oid: int, wanted: str | None, label: str
+    described: list[tuple[str, int]], geom_oids: set[int], wanted: str | None, label: str
 ) -> str:
-    geometry_columns = [name for name, oid in described if oid == geom_oid]
+    geometry_columns = [name for name, oid in described if oid in geom_oids]
     if wanted is not None:
         if wanted not in geometry_columns:
             raise InputFileError(
