@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import geopandas as gpd
 import numpy as np
+import pandas as pd
 import shapely
 
 from gis_sw.layers.layerset import LayerSet
@@ -56,11 +57,22 @@ class CheckContext:
         if len(dist) == 0:
             empty = [shapely.Polygon()] * len(ids)
             return gpd.GeoSeries(empty, index=ids, crs=self.crs)
-        groups = dist.groupby("proposal_id", sort=True).geometry
-        unions = groups.apply(lambda g: shapely.union_all(g.to_numpy()))
-        out = gpd.GeoSeries(unions, crs=self.crs).reindex(ids)
-        out = out.where(out.notna(), shapely.Polygon())
-        return gpd.GeoSeries(np.asarray(out.to_numpy(), dtype=object), index=ids, crs=self.crs)
+        pids = dist["proposal_id"].astype(str).to_numpy()
+        geoms = np.asarray(dist.geometry.to_numpy(), dtype=object)
+        codes, uniques = pd.factorize(pids)
+        counts = np.bincount(codes, minlength=len(uniques))
+        unions = np.empty(len(uniques), dtype=object)
+        single = counts[codes] == 1
+        unions[codes[single]] = geoms[single]  # one polygon: the union is itself
+        order = np.argsort(codes, kind="stable")
+        starts = np.r_[0, np.cumsum(counts)[:-1]]
+        for code in np.flatnonzero(counts > 1):
+            members = order[starts[code] : starts[code] + counts[code]]
+            unions[code] = shapely.union_all(geoms[members])
+        by_id = dict(zip(uniques, unions, strict=True))
+        out = [by_id.get(pid, shapely.Polygon()) for pid in ids]
+        out = [shapely.Polygon() if g is None else g for g in out]
+        return gpd.GeoSeries(np.asarray(out, dtype=object), index=ids, crs=self.crs)
 
     @cached_property
     def disturbed_area_sqft(self) -> Any:

@@ -62,6 +62,33 @@ def _reached(area_sqft: float, limit_sqft: float) -> bool:
     return round(float(area_sqft), 2) >= limit_sqft
 
 
+def _area(ctx: CheckContext) -> dict[str, float]:
+    """Disturbed area of each proposal, sq ft, as a dict (fast lookups per proposal)."""
+    return ctx.memo(
+        "permits.area", lambda: {str(k): float(v) for k, v in ctx.disturbed_area_sqft.items()}
+    )
+
+
+def _union(ctx: CheckContext) -> dict[str, Any]:
+    """Disturbance union of each proposal as a dict."""
+    union = ctx.disturbance_union
+    return ctx.memo(
+        "permits.union",
+        lambda: dict(zip(union.index.astype(str), union.to_numpy(), strict=True)),
+    )
+
+
+def _attr(ctx: CheckContext, column: str) -> dict[str, Any]:
+    """One attribute column as a dict by proposal id."""
+    attrs = ctx.proposals.attributes
+    return ctx.memo(
+        f"permits.attr.{column}",
+        lambda: dict(
+            zip(attrs.index.astype(str), attrs[column].to_numpy(dtype=object), strict=True)
+        ),
+    )
+
+
 def _flag(value: Any) -> bool | None:
     """A nullable boolean attribute as True / False / None."""
     if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
@@ -105,7 +132,6 @@ def _permit_areas(ctx: CheckContext) -> dict[str, PermitArea]:
     low_zones = set(ctx.ruleset.zones.low_threshold_zones)
     zone_col = ctx.ruleset.zones.zone_column
     unions = ctx.disturbance_union
-    totals = ctx.disturbed_area_sqft
     zoning = ctx.layers.get("zoning")
     problem: str | None = None
     split = pd.DataFrame(columns=["subject", "key", "area_sqft", "geometry"])
@@ -117,17 +143,25 @@ def _permit_areas(ctx: CheckContext) -> dict[str, PermitArea]:
         split = area_by_key(unions, zoning, zone_col, keep_geometry=True)
     out: dict[str, PermitArea] = {}
     has_dist = set(ctx.proposals.disturbance["proposal_id"].astype(str))
+    # one pass over the overlay rows, grouped by proposal (no per-proposal filtering)
+    named = split[split["key"].notna()]
+    zone_sums = named.groupby(["subject", "key"], sort=True)["area_sqft"].sum()
+    by_zone_of: dict[str, list[tuple[str, float]]] = {}
+    subjects = zone_sums.index.get_level_values(0).astype(str)
+    zones = zone_sums.index.get_level_values(1).astype(str)
+    for subject, zone, area in zip(subjects, zones, zone_sums.to_numpy(), strict=True):
+        by_zone_of.setdefault(subject, []).append((zone, float(area)))
+    low_rows = named[named["key"].isin(low_zones)]
+    low_of = low_rows.groupby("subject")["area_sqft"].sum()
+    low_part_of = {
+        str(subject): shapely.union_all(group.to_numpy())
+        for subject, group in low_rows.groupby("subject")["geometry"]
+    }
     for pid in ctx.proposals.ids:
-        total = float(totals.loc[pid])
-        rows = split[split["subject"] == pid]
-        named = rows[rows["key"].notna()]
-        by_zone = tuple(
-            (str(z), float(a))
-            for z, a in named.groupby("key", sort=True)["area_sqft"].sum().items()
-        )
-        low_rows = named[named["key"].isin(low_zones)]
-        low = float(low_rows["area_sqft"].sum())
-        low_part = shapely.union_all(low_rows["geometry"].to_numpy()) if len(low_rows) else _EMPTY
+        total = _area(ctx)[pid]
+        by_zone = tuple(by_zone_of.get(pid, ()))
+        low = float(low_of.get(pid, 0.0))
+        low_part = low_part_of.get(pid, _EMPTY)
         unzoned = max(total - sum(a for _, a in by_zone), 0.0) if problem is None else total
         if pid not in has_dist or total <= 0.0:
             outcome, decided = Outcome.REVIEW, "none"
@@ -145,7 +179,7 @@ def _permit_areas(ctx: CheckContext) -> dict[str, PermitArea]:
             low_sqft=low,
             unzoned_sqft=round(unzoned, 6),
             by_zone=by_zone,
-            union=unions.loc[pid],
+            union=_union(ctx)[pid],
             low_part=low_part,
             zoning_problem=problem,
             outcome=outcome,
@@ -234,10 +268,10 @@ def land_development(ctx: CheckContext) -> dict[str, bool | None]:
 
     def compute() -> dict[str, bool | None]:
         limit_sqft = ctx.ruleset.permit.land_development_acres * SQFT_PER_ACRE
-        larger = ctx.proposals.attributes["part_of_larger_plan"]
+        larger = _attr(ctx, "part_of_larger_plan")
         out: dict[str, bool | None] = {}
         for pid in ctx.proposals.ids:
-            if _reached(float(ctx.disturbed_area_sqft.loc[pid]), limit_sqft):
+            if _reached(_area(ctx)[pid], limit_sqft):
                 out[pid] = True
             else:
                 out[pid] = _flag(larger.get(pid))
@@ -252,10 +286,10 @@ def check_land_development(ctx: CheckContext) -> gpd.GeoDataFrame:
     cite = ctx.citation("SW102")
     limit_sqft = params.land_development_acres * SQFT_PER_ACRE
     lda = land_development(ctx)
-    approved = ctx.proposals.attributes["approved_swppp"]
+    approved = _attr(ctx, "approved_swppp")
     rows: dict[str, list[Any]] = {k: [] for k in ("pid", "out", "msg")}
     for pid in ctx.proposals.ids:
-        area = float(ctx.disturbed_area_sqft.loc[pid])
+        area = _area(ctx)[pid]
         figure = f"Disturbance of {fmt_acres(area)} acres ({fmt_sqft(area)} sq ft)"
         acre = f"{_limit(params.land_development_acres)} acre"
         need = (
@@ -291,7 +325,7 @@ def check_land_development(ctx: CheckContext) -> gpd.GeoDataFrame:
         rows["msg"].append(msg)
     if not rows["pid"]:
         return empty_findings(ctx.crs)
-    areas = [float(ctx.disturbed_area_sqft.loc[p]) for p in rows["pid"]]
+    areas = [_area(ctx)[p] for p in rows["pid"]]
     return make_findings(
         "SW102",
         ctx.crs,
@@ -302,7 +336,7 @@ def check_land_development(ctx: CheckContext) -> gpd.GeoDataFrame:
         measured=_round2(areas),
         threshold=limit_sqft,
         unit="sq ft",
-        geometry=[ctx.disturbance_union.loc[p] for p in rows["pid"]],
+        geometry=[_union(ctx)[p] for p in rows["pid"]],
     )
 
 
@@ -326,7 +360,6 @@ def check_post_construction(ctx: CheckContext) -> gpd.GeoDataFrame:
     """SW103: Conditions A (impaired waters), B (5 acres or more), C (1 to 5 acres)."""
     params = ctx.ruleset.permit
     cite = ctx.citation("SW103")
-    attrs = ctx.proposals.attributes
     lda = land_development(ctx)
     impaired_geoms, impaired_problem = _impaired_overlap(ctx)
     b_sqft = params.condition_b_acres * SQFT_PER_ACRE
@@ -358,11 +391,11 @@ def check_post_construction(ctx: CheckContext) -> gpd.GeoDataFrame:
             cols[k].append(v)
 
     for pid in ctx.proposals.ids:
-        area = float(ctx.disturbed_area_sqft.loc[pid])
-        union = ctx.disturbance_union.loc[pid]
+        area = _area(ctx)[pid]
+        union = _union(ctx)[pid]
         acres = f"{fmt_acres(area)} acres"
         # Condition A: 303(d) list or TMDL watershed
-        flag = _flag(attrs["discharges_to_impaired_water"].get(pid))
+        flag = _flag(_attr(ctx, "discharges_to_impaired_water").get(pid))
         cite_a = f"({cite}(a))."
         if lda[pid] is False:
             add(
@@ -432,7 +465,7 @@ def check_post_construction(ctx: CheckContext) -> gpd.GeoDataFrame:
                 geom=union,
             )
         # Condition C: one to five acres, except single-family and agricultural
-        land_use = _text(attrs["land_use"].get(pid))
+        land_use = _text(_attr(ctx, "land_use").get(pid))
         c_msg = f"disturbance of {acres} is within {c_range}"
         if not _reached(area, c_min) or _reached(area, c_max):
             side = "below" if not _reached(area, c_min) else "at or above the top of"
@@ -513,8 +546,8 @@ def check_exemption(ctx: CheckContext) -> gpd.GeoDataFrame:
     decider = ctx.ruleset.decision_maker
     cols: dict[str, list[Any]] = {k: [] for k in ("pid", "out", "msg")}
     for pid in ctx.proposals.ids:
-        claim = _text(ctx.proposals.attributes["exemption"].get(pid))
-        area = float(ctx.disturbed_area_sqft.loc[pid])
+        claim = _text(_attr(ctx, "exemption").get(pid))
+        area = _area(ctx)[pid]
         if claim is None:
             out, msg = Outcome.PASS, f"No exemption under {cite} is claimed; every rule applies."
         else:
@@ -545,9 +578,9 @@ def check_exemption(ctx: CheckContext) -> gpd.GeoDataFrame:
         subject_id=cols["pid"],
         outcome=cols["out"],
         message=cols["msg"],
-        measured=_round2([float(ctx.disturbed_area_sqft.loc[p]) for p in cols["pid"]]),
+        measured=_round2([_area(ctx)[p] for p in cols["pid"]]),
         unit="sq ft",
-        geometry=[ctx.disturbance_union.loc[p] for p in cols["pid"]],
+        geometry=[_union(ctx)[p] for p in cols["pid"]],
     )
 
 
@@ -563,7 +596,7 @@ def check_application(ctx: CheckContext) -> gpd.GeoDataFrame:
     areas = permit_areas(ctx)
     cols: dict[str, list[Any]] = {k: [] for k in ("pid", "out", "msg", "meas")}
     for pid in ctx.proposals.ids:
-        cost = ctx.proposals.attributes["construction_cost_usd"].get(pid)
+        cost = _attr(ctx, "construction_cost_usd").get(pid)
         cost = None if cost is None or pd.isna(cost) else float(cost)
         permit = areas[pid].outcome
         if permit is Outcome.PASS:
@@ -603,7 +636,7 @@ def check_application(ctx: CheckContext) -> gpd.GeoDataFrame:
         message=cols["msg"],
         measured=_round2(cols["meas"]),
         unit="USD",
-        geometry=[ctx.disturbance_union.loc[p] for p in cols["pid"]],
+        geometry=[_union(ctx)[p] for p in cols["pid"]],
     )
 
 
@@ -630,12 +663,24 @@ _RESOURCES: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def _resource_names(layer: gpd.GeoDataFrame, union: Any, column: str) -> str:
-    if column not in layer.columns or shapely.is_empty(union):
-        return ""
-    hit = layer[layer.intersects(union)]
-    names = sorted({str(v) for v in hit[column] if not pd.isna(v)})
-    return f" ({', '.join(names[:5])}{', ...' if len(names) > 5 else ''})" if names else ""
+def _resource_names(layer: gpd.GeoDataFrame, unions: gpd.GeoSeries, column: str) -> dict[str, str]:
+    """Names of the features each proposal's disturbance touches: ``" (A, B)"`` by proposal."""
+    if column not in layer.columns or len(layer) == 0:
+        return {}
+    tree = shapely.STRtree(layer.geometry.to_numpy())
+    subject_pos, feature_pos = tree.query(unions.to_numpy(), predicate="intersects")
+    values = layer[column].to_numpy(dtype=object)[feature_pos]
+    found: dict[str, set[str]] = {}
+    labels = unions.index.to_numpy()
+    for pos, value in zip(subject_pos, values, strict=True):
+        if value is not None and not pd.isna(value):
+            found.setdefault(str(labels[pos]), set()).add(str(value))
+    out = {}
+    for pid, names in found.items():
+        ordered = sorted(names)
+        more = ", ..." if len(ordered) > 5 else ""
+        out[pid] = f" ({', '.join(ordered[:5])}{more})"
+    return out
 
 
 def check_mapped_resources(ctx: CheckContext) -> gpd.GeoDataFrame:
@@ -674,9 +719,14 @@ def check_mapped_resources(ctx: CheckContext) -> gpd.GeoDataFrame:
             for s, a, g in zip(hits["subject"], hits["area_sqft"], hits["geometry"], strict=True)
         }
     name_cols = {"wetlands": "name", "water_bodies": "name", "floodplain": "flood_zone"}
+    names_of = {
+        kind: _resource_names(layer, unions, name_cols[kind])
+        for kind, layer in layers.items()
+        if layer is not None and kind in name_cols
+    }
     cols: dict[str, list[Any]] = {k: [] for k in ("pid", "sub", "out", "msg", "meas", "geom")}
     for pid in ctx.proposals.ids:
-        union = unions.loc[pid]
+        union = _union(ctx)[pid]
         for kind, label, consequence in _RESOURCES:
             if kind not in overlaps:
                 source = "wetlands" if kind == "wetland_adjacent_area" else kind
@@ -688,12 +738,7 @@ def check_mapped_resources(ctx: CheckContext) -> gpd.GeoDataFrame:
             else:
                 area, piece = overlaps[kind].get(pid, (0.0, _EMPTY))
                 if round(area, 2) > 0.0:
-                    layer = layers[kind]
-                    names = (
-                        _resource_names(layer, union, name_cols[kind])
-                        if layer is not None and kind in name_cols
-                        else ""
-                    )
+                    names = names_of.get(kind, {}).get(pid, "")
                     extent = (
                         f" (within {_limit(buffer_ft)} ft of a wetland)"
                         if kind == "wetland_adjacent_area"
@@ -736,7 +781,7 @@ def check_state_floor(ctx: CheckContext) -> gpd.GeoDataFrame:
     ids = ctx.proposals.ids
     msgs = []
     for pid in ids:
-        area = float(ctx.disturbed_area_sqft.loc[pid])
+        area = _area(ctx)[pid]
         if lda[pid]:
             msgs.append(
                 f"Disturbance of {fmt_acres(area)} acres: NYSDEC SPDES general permit coverage "
@@ -758,8 +803,8 @@ def check_state_floor(ctx: CheckContext) -> gpd.GeoDataFrame:
         subject_id=ids,
         outcome=Outcome.INFO,
         message=msgs,
-        measured=_round2([float(ctx.disturbed_area_sqft.loc[p]) for p in ids]),
+        measured=_round2([_area(ctx)[p] for p in ids]),
         threshold=limit_sqft,
         unit="sq ft",
-        geometry=[ctx.disturbance_union.loc[p] for p in ids],
+        geometry=[_union(ctx)[p] for p in ids],
     )
