@@ -11,8 +11,8 @@ from matplotlib.backends.backend_pdf import PdfPages
 from gis_sw.analysis.hydrology import calculation_sheet_for
 from gis_sw.analysis.runoff.sheet import SHEET_COLUMNS
 from gis_sw.errors import OutputError
-from gis_sw.outputs.calcsheet import calc_sheet_figure, write_calc_sheet
-from gis_sw.ruleset import Ruleset
+from gis_sw.outputs.calcsheet import calc_sheet_figure, write_calc_sheet, write_run_calc_sheet
+from gis_sw.ruleset import Ruleset, parse_ruleset
 from tests.test_runoff_site import lot_layers, lot_proposal
 
 
@@ -57,3 +57,22 @@ def test_figure_page_draws_tables(sheet: pd.DataFrame, tmp_path: Path) -> None:
     with PdfPages(out) as pdf:
         pdf.savefig(fig)
     assert out.stat().st_size > 5_000
+
+
+def test_run_calc_sheet_written_beside_findings(ruleset: Ruleset, tmp_path: Path) -> None:
+    written = write_run_calc_sheet(
+        tmp_path, layers=lot_layers(), proposals=lot_proposal(), ruleset=ruleset
+    )
+    assert written == [tmp_path / "calcsheet.csv"]
+    back = pd.read_csv(written[0])
+    assert set(back["line"]) == {"tc", "subarea", "composite", "storm", "wqv"}
+
+
+def test_run_calc_sheet_skipped_without_hydrology_section(ruleset: Ruleset, tmp_path: Path) -> None:
+    data = {k: v for k, v in ruleset.raw.items() if k != "hydrology"}
+    other_town = parse_ruleset(data)
+    written = write_run_calc_sheet(
+        tmp_path, layers=lot_layers(), proposals=lot_proposal(), ruleset=other_town
+    )
+    assert written == []
+    assert not (tmp_path / "calcsheet.csv").exists()

@@ -6,6 +6,7 @@ The table comes from :func:`gis_sw.analysis.hydrology.calculation_sheet_for` (co
 
 from __future__ import annotations
 
+import logging
 import math
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,13 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
+from gis_sw.errors import RulesetError
+from gis_sw.layers.layerset import LayerSet
+from gis_sw.layers.proposals import Proposals
 from gis_sw.outputs.atomic import atomic_path
+from gis_sw.ruleset import Ruleset
+
+logger = logging.getLogger(__name__)
 
 DECIMALS: dict[str, int] = {
     "area_sqft": 1,
@@ -68,6 +75,31 @@ def write_calc_sheet(table: pd.DataFrame, path: str | Path, *, overwrite: bool =
     with atomic_path(target, overwrite=overwrite) as tmp:
         rounded(table).to_csv(tmp, index=False, encoding="utf-8")
     return target
+
+
+def write_run_calc_sheet(
+    out_dir: str | Path,
+    *,
+    layers: LayerSet,
+    proposals: Proposals,
+    ruleset: Ruleset,
+    overwrite: bool = False,
+) -> list[Path]:
+    """Compute and write ``calcsheet.csv`` for a check run; [] when the ruleset has no hydrology.
+
+    Raises
+    ------
+    OutputError
+        If ``calcsheet.csv`` exists without ``overwrite`` or cannot be written.
+    """
+    from gis_sw.analysis.hydrology import calculation_sheet_for
+
+    try:
+        table = calculation_sheet_for(layers, proposals, ruleset)
+    except RulesetError as exc:
+        logger.warning("calcsheet.csv not written: %s", exc)
+        return []
+    return [write_calc_sheet(table, Path(out_dir) / "calcsheet.csv", overwrite=overwrite)]
 
 
 def _fmt(value: Any, places: int) -> str:
