@@ -11,7 +11,9 @@ import pytest
 import shapely
 from shapely.geometry import Point, Polygon, box
 
+from gis_sw.analysis.distances import grown_radius
 from gis_sw.batch.chunks import halo_ft, plan_chunks
+from gis_sw.batch.parcels import BUFFER_QUAD_SEGS
 from gis_sw.batch.run import RunOptions, rows_equal, screen_layers
 from gis_sw.layers.build import make_layerset
 from gis_sw.ruleset import Ruleset
@@ -108,22 +110,26 @@ def test_septic_fields_near(tiny: pd.DataFrame) -> None:
 
 def test_siting_area_property_line_and_footprint(tiny: pd.DataFrame) -> None:
     d = tiny.loc["D"]
-    # 10 ft from every lot line leaves 80 x 80; the 20 x 20 footprint is taken out
-    assert d["roof_siting_sqft"] == 6000.00
-    assert d["vehicle_siting_sqft"] == 6000.00
+    # 10 ft from every lot line leaves 80 x 80 (less the 0.003 ft the setback radius is
+    # grown by, as siting_polygons does); the 20 x 20 footprint is taken out
+    side = 100 - 2 * grown_radius(10.0, BUFFER_QUAD_SEGS)
+    assert side == pytest.approx(79.994, abs=0.001)
+    assert d["roof_siting_sqft"] == round(side * side - 400, 2)
+    assert d["vehicle_siting_sqft"] == d["roof_siting_sqft"]
     assert not bool(d["no_vehicle_site"])
 
 
 def test_habitable_basement_setback(tiny: pd.DataFrame) -> None:
     f = tiny.loc["F"]
     # footprint grown by 20 ft: 20x20 + 4 sides of 20x20 + a circle of radius 20
-    exact = 6400 - (400 + 4 * 400 + math.pi * 400)
+    exact = 80 * 80 - (400 + 4 * 400 + math.pi * 400)
     assert abs(f["roof_siting_sqft"] - exact) < 3.0
 
 
 def test_no_legal_place_for_a_vehicle_traffic_device(tiny: pd.DataFrame) -> None:
     e = tiny.loc["E"]
-    assert e["roof_siting_sqft"] == 400.00  # 20 x 20 inside the 10-ft setback
+    side = 40 - 2 * grown_radius(10.0, BUFFER_QUAD_SEGS)
+    assert e["roof_siting_sqft"] == round(side * side, 2)  # 20 x 20 inside the setback
     assert e["vehicle_siting_sqft"] == 0.0  # the well's 50 ft covers it all
     assert bool(e["no_vehicle_site"])
     assert e["screen"] == "no_vehicle_site"
@@ -191,3 +197,24 @@ def test_no_zoning_under_a_parcel_is_review(ruleset: Ruleset) -> None:
     assert "no zoning" in rows.loc["D", "notes"]
     assert rows.loc["B", "permit_threshold_sqft"] == 100.0  # half of B is R-10
     assert shapely.area(box(100, 0, 150, 100)) == rows.loc["B", "low_zone_area_sqft"]
+
+
+@pytest.mark.parametrize("device_class", ["roof", "vehicle"])
+def test_siting_area_agrees_with_siting_polygons(ruleset: Ruleset, device_class: str) -> None:
+    """The batch's whole-array siting area and the device module's polygons agree.
+
+    The batch buffers with 32 segments per quarter circle (siting_polygons: 128), both
+    grown by the chord error, so the batch is never larger and at most a few sq ft smaller.
+    """
+    from gis_sw.analysis.siting import siting_polygons
+    from gis_sw.batch.synthetic import synthetic_town
+
+    layers = synthetic_town(300, seed=5)
+    rows = screen_layers(layers, ruleset).rows
+    polygons = siting_polygons(layers, ruleset, device_class=device_class)
+    diff = rows[f"{device_class}_siting_sqft"].to_numpy() - polygons["area_sqft"].to_numpy()
+    assert diff.max() <= 0.1
+    assert diff.min() >= -3.0
+    assert (rows[f"{device_class}_siting_sqft"] < 1.0).tolist() == (
+        polygons["outcome"] == "fail"
+    ).tolist()

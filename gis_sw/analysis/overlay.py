@@ -97,6 +97,10 @@ def area_by_key(
 
     tree = shapely.STRtree(feature_geoms)
     subject_pos, feature_pos = tree.query(subject_geoms, predicate="intersects")
+    # a fixed order (subject, then feature row) makes unions and sums independent of how
+    # the tree was built, so a parcel gets the same figure in any batch chunk
+    order = np.lexsort((feature_pos, subject_pos))
+    subject_pos, feature_pos = subject_pos[order], feature_pos[order]
     if len(subject_pos) == 0:
         return pd.DataFrame({c: [] for c in columns}).astype({"area_sqft": "float64"})
 
@@ -131,13 +135,25 @@ def area_by_key(
     group_geom = np.empty(len(groups), dtype=object)
     single = counts[inverse] == 1
     group_geom[inverse[single]] = pieces[single]
-    for g in np.flatnonzero(counts > 1):
-        if not (dissolve or keep_geometry):
-            break
-        merged = shapely.union_all(pieces[inverse == g])
-        group_geom[g] = merged
+    multi = counts[inverse] > 1
+    if (dissolve or keep_geometry) and multi.any():
+        # union the pieces of every multi-piece group at once, one vectorised call per
+        # round: round k adds the k-th piece of each group (no per-group Python loop)
+        rows = np.flatnonzero(multi)
+        rows = rows[np.argsort(inverse[rows], kind="stable")]
+        groups_of = inverse[rows]
+        starts = np.r_[0, np.flatnonzero(np.diff(groups_of)) + 1]
+        rank = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)]))
+        for k in range(int(rank.max()) + 1):
+            at = rows[rank == k]
+            where = inverse[at]
+            if k == 0:
+                group_geom[where] = pieces[at]
+            else:
+                group_geom[where] = shapely.union(group_geom[where], pieces[at])
         if dissolve:
-            group_area[g] = shapely.area(merged)
+            merged_groups = np.unique(groups_of)
+            group_area[merged_groups] = shapely.area(group_geom[merged_groups])
 
     out = pd.DataFrame(
         {

@@ -18,11 +18,8 @@ the whole layer, so a parcel gets the same figure whichever chunk it is screened
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 import shapely
 
 GeomArray = npt.NDArray[np.object_]
@@ -83,78 +80,6 @@ def union_by_parcel(n_parcels: int, parcel_pos: IntArray, pieces: GeomArray) -> 
     return merged
 
 
-def union_area_on_parcels(
-    parcels: GeomArray,
-    features: GeomArray,
-    keys: IntArray,
-) -> FloatArray:
-    """Area of each parcel covered by the union of ``features`` (sq ft in a feet CRS).
-
-    Overlapping features are counted once.  A parcel wholly inside one feature
-    (``contains_properly``) is answered with its own area, without an intersection.
-    """
-    n = len(parcels)
-    area = np.zeros(n, dtype=np.float64)
-    parcel_pos, feature_pos = candidate_pairs(parcels, features, keys)
-    if len(parcel_pos) == 0:
-        return area
-    shapely.prepare(features)
-    inside = shapely.contains_properly(features[feature_pos], parcels[parcel_pos])
-    whole = np.zeros(n, dtype=bool)
-    whole[parcel_pos[inside]] = True
-    rest = ~whole[parcel_pos]
-    parcel_pos, feature_pos = parcel_pos[rest], feature_pos[rest]
-    pieces = shapely.intersection(parcels[parcel_pos], features[feature_pos])
-    merged = union_by_parcel(n, parcel_pos, pieces)
-    has = merged != None  # noqa: E711  # elementwise test of an object array
-    area[has] = shapely.area(merged[has])
-    area[whole] = shapely.area(parcels[whole])
-    return area
-
-
-def area_by_label(
-    parcels: GeomArray,
-    features: GeomArray,
-    keys: IntArray,
-    labels: Sequence[str] | npt.NDArray[np.object_],
-) -> pd.DataFrame:
-    """Area of each parcel inside each label's features (zoning districts by zone name).
-
-    Features are assumed not to overlap within one label's set beyond slivers (a zoning
-    map); pieces are summed per (parcel, label).
-
-    Returns
-    -------
-    DataFrame
-        Columns ``parcel`` (position), ``label`` and ``area_sqft``, one row per pair with
-        a positive area, sorted by parcel then label.
-    """
-    labels_arr = np.asarray(labels, dtype=object)
-    parcel_pos, feature_pos = candidate_pairs(parcels, features, keys)
-    if len(parcel_pos) == 0:
-        return pd.DataFrame(
-            {
-                "parcel": np.zeros(0, dtype=np.int64),
-                "label": np.zeros(0, dtype=object),
-                "area_sqft": np.zeros(0),
-            }
-        )
-    shapely.prepare(features)
-    inside = shapely.contains_properly(features[feature_pos], parcels[parcel_pos])
-    area = np.empty(len(parcel_pos), dtype=np.float64)
-    area[inside] = shapely.area(parcels[parcel_pos[inside]])
-    cross = ~inside
-    area[cross] = shapely.area(
-        shapely.intersection(parcels[parcel_pos[cross]], features[feature_pos[cross]])
-    )
-    frame = pd.DataFrame(
-        {"parcel": parcel_pos, "label": labels_arr[feature_pos], "area_sqft": area}
-    )
-    frame = frame[frame["area_sqft"] > 0]
-    summed = frame.groupby(["parcel", "label"], sort=True)["area_sqft"].sum()
-    return summed.reset_index()
-
-
 def count_within(
     parcels: GeomArray,
     features: GeomArray,
@@ -170,19 +95,18 @@ def count_within(
     return counts
 
 
-def removed_by_obstacles(
+def obstacles_by_region(
     regions: GeomArray,
     obstacles: GeomArray,
     keys: IntArray,
 ) -> GeomArray:
-    """Union of the obstacle pieces inside each region (``None`` where none meets it).
+    """Union of the obstacles meeting each region (``None`` where none does).
 
-    Intersection then union in rounds: measured 2x faster than subtracting obstacles from
-    the region one round at a time (the region's outline grows with every cut).
+    The obstacles are unioned whole, in rounds, and clipped to the region only once, in
+    :func:`free_area`: one intersection per region instead of one per obstacle.
     """
     parcel_pos, feature_pos = candidate_pairs(regions, obstacles, keys)
-    pieces = shapely.intersection(regions[parcel_pos], obstacles[feature_pos])
-    return union_by_parcel(len(regions), parcel_pos, pieces)
+    return union_by_parcel(len(regions), parcel_pos, obstacles[feature_pos])
 
 
 def merge_pieces(first: GeomArray, second: GeomArray) -> GeomArray:
@@ -196,10 +120,18 @@ def merge_pieces(first: GeomArray, second: GeomArray) -> GeomArray:
     return both
 
 
-def free_area(regions: GeomArray, removed: GeomArray) -> FloatArray:
-    """Area of each region outside ``removed`` (pieces of it), 0 for missing regions."""
+def free_area(regions: GeomArray, blocked: GeomArray) -> FloatArray:
+    """Area of each region outside ``blocked``, 0 for missing regions.
+
+    A region wholly covered (``contains_properly``) is 0 without an intersection.
+    """
     area = np.nan_to_num(shapely.area(regions).astype(np.float64))
-    has = removed != None  # noqa: E711
-    if has.any():
-        area[has] = area[has] - shapely.area(removed[has])
+    has = np.flatnonzero(blocked != None)  # noqa: E711
+    if len(has) == 0:
+        return area
+    shapely.prepare(blocked[has])
+    covered = shapely.contains_properly(blocked[has], regions[has])
+    area[has[covered]] = 0.0
+    cut = has[~covered]
+    area[cut] = area[cut] - shapely.area(shapely.intersection(regions[cut], blocked[cut]))
     return np.maximum(area, 0.0)

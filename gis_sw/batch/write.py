@@ -22,10 +22,9 @@ import logging
 from pathlib import Path
 
 import geopandas as gpd
-import numpy as np
 import pandas as pd
 
-from gis_sw.batch.areas import area_by_label
+from gis_sw.analysis.overlay import area_by_key
 from gis_sw.batch.run import ScreenResult
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.outputs.atomic import atomic_path
@@ -63,22 +62,10 @@ def findings_zone(
     if zoning is None or len(disturbance) == 0:
         return pd.Series(NO_ZONE, index=findings.index)
     by_proposal = disturbance.dissolve(by="proposal_id")
-    geoms = np.asarray(by_proposal.geometry.to_numpy(), dtype=object)
-    parts = area_by_label(
-        geoms,
-        np.asarray(zoning.geometry.to_numpy(), dtype=object),
-        np.arange(len(zoning), dtype=np.int64),
-        zoning["zone"].astype(str).to_numpy(dtype=object),
-    )
-    parts = parts.sort_values(["parcel", "area_sqft", "label"], ascending=[True, False, True])
-    first = parts.drop_duplicates("parcel")
-    zone_of = dict(
-        zip(
-            by_proposal.index.to_numpy()[first["parcel"].to_numpy()],
-            first["label"],
-            strict=True,
-        )
-    )
+    parts = area_by_key(by_proposal.geometry, zoning, "zone", dissolve=False)
+    parts = parts.sort_values(["subject", "area_sqft", "key"], ascending=[True, False, True])
+    first = parts.drop_duplicates("subject")
+    zone_of = dict(zip(first["subject"], first["key"], strict=True))
     return findings["proposal_id"].map(zone_of).fillna(NO_ZONE)
 
 
