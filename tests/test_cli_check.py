@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
 import geopandas as gpd
@@ -171,6 +172,11 @@ def test_waiver_clears_fail_on_and_stays_visible(town: tuple[Path, Path], tmp_pa
         "Permit SW-2026-14 issued",
     )
     assert "required (waived)" in result.stdout
+    features = json.loads((out / "findings.geojson").read_text(encoding="utf-8"))["features"]
+    waived = {f["properties"]["subject_id"]: f["properties"]["waived"] for f in features}
+    assert waived == {"P-1": True, "P-2": False}
+    gpkg = gpd.read_file(out / "findings.gpkg", layer="findings_polygons")
+    assert gpkg.set_index("subject_id").loc["P-1", "waiver_reason"] == "Permit SW-2026-14 issued"
     assert "expired on 2020-01-01 and was not applied" in result.stderr
     with (out / "waivers.csv").open(encoding="utf-8") as handle:
         assert [r["status"] for r in csv.DictReader(handle)] == ["applied", "expired"]

@@ -175,3 +175,29 @@ def test_summary_csv_and_table(tmp_path: Path, ruleset: Ruleset) -> None:
     assert "§ 183-12C(3)(a)[5]" in line
     assert line.split()[3:8] == ["fail", "9.99", "sq", "ft", "10"]  # never rounded up to the limit
     assert lines[-1] == "5 findings: 1 fail, 1 review, 1 required, 1 info, 1 pass."
+
+
+def test_check_outputs_refuse_before_writing_anything(tmp_path: Path, ruleset: Ruleset) -> None:
+    from gis_sw.layers.build import make_layerset, make_proposals
+    from gis_sw.outputs.report import write_check_outputs
+
+    found = sample_findings(ruleset)
+    proposals = make_proposals(
+        CRS, gpd.GeoDataFrame({"proposal_id": ["P-1"]}, geometry=[box(0, 0, 1, 1)], crs=CRS)
+    )
+    layers = make_layerset(CRS, {})
+    (tmp_path / "summary.csv").write_text("old", encoding="utf-8")
+    kwargs: dict[str, Any] = {"layers": layers, "proposals": proposals, "ruleset": ruleset}
+    with pytest.raises(OutputError, match=r"summary\.csv already exists"):
+        write_check_outputs(tmp_path, found, **kwargs)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["summary.csv"]
+    written = write_check_outputs(tmp_path, found, overwrite=True, **kwargs)
+    assert [p.name for p in written] == [
+        "findings.geojson",
+        "findings_lines.geojson",
+        "findings_points.geojson",
+        "findings.gpkg",
+        "summary.csv",
+    ]
+    assert (tmp_path / "summary.csv").read_text(encoding="utf-8").startswith("proposal_id,rule_id")
+    assert not list(tmp_path.glob(".*tmp*"))  # no temporary file left behind
