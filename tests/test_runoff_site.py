@@ -279,3 +279,22 @@ def test_subject_ids_name_proposal_or_its_drainage_area(ruleset: Ruleset) -> Non
     layers = make_layerset(CRS, {**lot_layers().vectors, "drainage_areas": das}, {})
     found = check_water_quality_volume(CheckContext(layers, lot_proposal(), ruleset))
     assert list(found["subject_id"]) == ["LOT:DA-1"]
+
+
+def _with_tolerance(ruleset: Ruleset, volume_cf: float) -> Ruleset:
+    data = {k: dict(v) if isinstance(v, dict) else v for k, v in ruleset.raw.items()}
+    data["hydrology"] = {**data["hydrology"], "compare": {"volume_tolerance_cf": volume_cf}}
+    return parse_ruleset(data)
+
+
+def test_volume_increase_at_tolerance_passes_just_above_is_review(ruleset: Ruleset) -> None:
+    change = (q_in(6.0, 73) - q_in(6.0, 72)) / 12 * 20_000  # 158.96 cu ft on the lot
+    at = check_runoff_volume(
+        CheckContext(lot_layers(), lot_proposal(), _with_tolerance(ruleset, change + 1e-6))
+    )
+    assert list(at["outcome"]) == ["pass"]
+    assert at["threshold"].iloc[0] == pytest.approx(change)
+    below = check_runoff_volume(
+        CheckContext(lot_layers(), lot_proposal(), _with_tolerance(ruleset, change - 0.01))
+    )
+    assert list(below["outcome"]) == ["review"]

@@ -37,9 +37,6 @@ from gis_sw.ruleset import Ruleset
 
 logger = logging.getLogger(__name__)
 
-VOLUME_TOLERANCE_CF = 0.5
-PEAK_TOLERANCE_CFS = 0.005
-
 
 def _drainage_areas(
     ctx: CheckContext, pid: str, dist: shapely.Geometry
@@ -88,8 +85,12 @@ def _tc(
     return TimeOfConcentration(params.default_tc_hr, "default")
 
 
+def _params(ctx: CheckContext) -> HydrologyParams:
+    return ctx.memo("hydrology.params", lambda: parse_hydrology(ctx.ruleset))
+
+
 def _compute(ctx: CheckContext) -> list[DrainageResult]:
-    params = parse_hydrology(ctx.ruleset)
+    params = _params(ctx)
     storms = ctx.ruleset.storms
     results: list[DrainageResult] = []
     imp_all = ctx.proposals.impervious
@@ -194,11 +195,12 @@ def check_design_calculations(ctx: CheckContext) -> gpd.GeoDataFrame:
 
 
 def _compare(
-    ctx: CheckContext, rule_id: str, column: str, *, unit: str, label: str, tol: float
+    ctx: CheckContext, rule_id: str, column: str, *, unit: str, label: str, tol: str
 ) -> gpd.GeoDataFrame:
     results = runoff_results(ctx)
     if not results:
         return empty_findings(ctx.crs)
+    tolerance = float(getattr(_params(ctx), tol))
     year = ctx.ruleset.storms.design_return_period_yr
     outcomes, messages, measured, threshold = [], [], [], []
     fmt = ",.0f" if unit == "cu ft" else ".2f"
@@ -218,7 +220,7 @@ def _compare(
             )
             if int(y) != year
         )
-        up = change > tol
+        up = change > tolerance
         outcomes.append("review" if up or r.problems else "pass")
         verb = "exceeds" if up else "does not exceed"
         messages.append(
@@ -227,7 +229,7 @@ def _compare(
             + (" " + "; ".join(r.problems) + "." if r.problems else "")
         )
         measured.append(change)
-        threshold.append(0.0)
+        threshold.append(tolerance)
     return make_findings(
         rule_id,
         ctx.crs,
@@ -245,14 +247,14 @@ def _compare(
 def check_runoff_volume(ctx: CheckContext) -> gpd.GeoDataFrame:
     """SW502: 25-year runoff volume, post against pre; review when post exceeds pre."""
     return _compare(
-        ctx, "SW502", "volume_cf", unit="cu ft", label="runoff volume", tol=VOLUME_TOLERANCE_CF
+        ctx, "SW502", "volume_cf", unit="cu ft", label="runoff volume", tol="volume_tolerance_cf"
     )
 
 
 def check_peak_discharge(ctx: CheckContext) -> gpd.GeoDataFrame:
     """SW503: 25-year TR-55 peak discharge, post against pre; review when post exceeds pre."""
     return _compare(
-        ctx, "SW503", "qp_cfs", unit="cfs", label="peak discharge", tol=PEAK_TOLERANCE_CFS
+        ctx, "SW503", "qp_cfs", unit="cfs", label="peak discharge", tol="peak_tolerance_cfs"
     )
 
 

@@ -77,6 +77,8 @@ class HydrologyParams:
     pond_swamp_factor: float
     unit_peak: Mapping[str, UnitPeakTable]
     mass_curve: MassCurve
+    volume_tolerance_cf: float = 0.5
+    peak_tolerance_cfs: float = 0.005
 
     def cover_key(self, name: object) -> str | None:
         """The cover key for a land-cover or alias name, None when unknown."""
@@ -234,6 +236,17 @@ def parse_hydrology(ruleset: Ruleset) -> HydrologyParams:
         mc_vals = {
             k: _num(mc_raw, k, problems, "hydrology.rational_distribution") for k in "abcdefg"
         }
+    compare = raw.get("compare", {})
+    tolerances = {"volume_tolerance_cf": 0.5, "peak_tolerance_cfs": 0.005}
+    if not isinstance(compare, Mapping):
+        problems.append("[hydrology.compare] should be a table")
+    else:
+        for key in tolerances:
+            if key in compare:
+                value = _num(compare, key, problems, "hydrology.compare")
+                if value < 0:
+                    problems.append(f"[hydrology.compare] {key} = {value} should be 0 or more")
+                tolerances[key] = value
     if problems:
         raise RulesetError(
             f"ruleset {ruleset.source or ruleset.name} has {len(problems)} problem(s) in "
@@ -261,4 +274,6 @@ def parse_hydrology(ruleset: Ruleset) -> HydrologyParams:
         pond_swamp_factor=nums["pond_swamp_factor"],
         unit_peak=MappingProxyType(unit_peak),
         mass_curve=MassCurve(**mc_vals),
+        volume_tolerance_cf=tolerances["volume_tolerance_cf"],
+        peak_tolerance_cfs=tolerances["peak_tolerance_cfs"],
     )

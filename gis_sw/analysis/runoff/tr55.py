@@ -67,7 +67,7 @@ def weighted_cn(cns: Sequence[float], areas: Sequence[float]) -> float:
 
 def round_half_up(value: float) -> float:
     """Round to a whole number, halves up (TR-55 rounds CN 74.5 to 75)."""
-    return float(math.floor(value + 0.5))
+    return float(math.floor(value + 0.5 + 1e-9))  # 1e-9: 54.4999999999 from float sums is 54.5
 
 
 def soil_group(value: object, *, dual: str = "undrained") -> str | None:
