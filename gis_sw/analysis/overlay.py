@@ -163,6 +163,10 @@ def area_by_key(
         }
     )
     if keep_geometry:
-        out["geometry"] = np.array([polygonal_part(g) for g in group_geom], dtype=object)
+        # most pieces are already polygons; only collections and the like need cleaning
+        odd = ~np.isin(shapely.get_type_id(group_geom), list(_POLYGONAL))
+        cleaned = group_geom.copy()
+        cleaned[odd] = [polygonal_part(g) for g in group_geom[odd]]
+        out["geometry"] = cleaned
     # np.unique sorted the groups by subject position, then key code
     return out.reset_index(drop=True)[columns]
