@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 import geopandas as gpd
 import numpy as np
@@ -95,10 +96,17 @@ def _square(point: shapely.Point, half_ft: float = 4.0) -> shapely.Polygon:
     return shapely.box(point.x - half_ft, point.y - half_ft, point.x + half_ft, point.y + half_ft)
 
 
+def _near(town: SampleTown, kind: str, geometry: shapely.Geometry, distance_ft: float) -> Any:
+    """Union of the features of a layer within ``distance_ft`` of ``geometry`` (STRtree)."""
+    frame = town.vectors[kind]
+    hits = frame.sindex.query(geometry, predicate="dwithin", distance=distance_ft)
+    return shapely.union_all(frame.geometry.values[np.sort(hits)])
+
+
 def _wetland_depth_ft(town: SampleTown, lot: _Lot, xa: float, xb: float) -> float:
     """Depth behind the street line where the nearest wetland begins across ``xa``-``xb``."""
     strip = lot.box(xa, xb, 0.0, float(lot.row["depth"]))
-    wet = shapely.intersection(shapely.union_all(town.vectors["wetlands"].geometry.values), strip)
+    wet = shapely.intersection(_near(town, "wetlands", strip, 0.0), strip)
     if wet.is_empty:
         raise ValueError(f"no wetland on lot {lot.parcel_id}: the wetland case cannot be built")
     coords = shapely.get_coordinates(wet)
@@ -110,16 +118,14 @@ def resource_overlaps(
     town: SampleTown, geometry: shapely.Geometry, *, adjacent_ft: float = 100.0
 ) -> list[tuple[str, float, str]]:
     """(resource, overlap sq ft, description) of a disturbance with the mapped resources."""
-    layers = town.vectors
-    wetlands = shapely.union_all(layers["wetlands"].geometry.values)
+    wetlands = _near(town, "wetlands", geometry, adjacent_ft + 1.0)
     resources = (
         ("wetlands", wetlands, "mapped wetlands (Chapter 111)"),
         ("wetland_adjacent_area",
          shapely.difference(shapely.buffer(wetlands, adjacent_ft, quad_segs=64), wetlands),
          f"the wetland adjacent area, within {adjacent_ft:g} ft outside the wetland (Chapter 111)"),
-        ("water_bodies", shapely.union_all(layers["water_bodies"].geometry.values),
-         "mapped water bodies"),
-        ("floodplain", shapely.union_all(layers["floodplain"].geometry.values),
+        ("water_bodies", _near(town, "water_bodies", geometry, 1.0), "mapped water bodies"),
+        ("floodplain", _near(town, "floodplain", geometry, 1.0),
          "the 100-year floodplain, zone AE (Chapter 108)"),
     )  # fmt: skip
     return [
