@@ -429,3 +429,11 @@ def test_fmt_sqft() -> None:
         "43,560",
     ]
     assert shapely.Polygon().is_empty
+
+
+def test_fees_when_permit_is_under_review(ruleset: Ruleset) -> None:
+    # 150 sq ft and no zoning layer: the permit itself is review, so are its fees
+    ctx = context(ruleset, [box(0, 0, 15, 10)], {"construction_cost_usd": 10_000}, layers={})
+    found = row(permits.check_application(ctx))
+    assert (found["outcome"], found["measured"]) == ("review", 200.0)
+    assert found["message"].startswith("Whether a permit is required is under review (SW101)")

@@ -616,9 +616,15 @@ def check_application(ctx: CheckContext) -> gpd.GeoDataFrame:
         else:
             inspection = cost * params.inspection_fee_fraction
             meas = params.application_fee_usd + inspection
-            out = Outcome.REQUIRED
+            out = Outcome.REQUIRED if permit is Outcome.REQUIRED else Outcome.REVIEW
+            lead = (
+                f"The permit application ({cite})"
+                if permit is Outcome.REQUIRED
+                else f"Whether a permit is required is under review (SW101); if it is, the "
+                f"application ({cite})"
+            )
             msg = (
-                f"The permit application ({cite}) must carry, in triplicate: {items}. Fees: "
+                f"{lead} must carry, in triplicate: {items}. Fees: "
                 f"{fmt_usd(params.application_fee_usd)} application fee plus an inspection fee of "
                 f"{fmt_usd(inspection)} ({pct} of the {fmt_usd(cost)} construction cost estimate) "
                 f"= {fmt_usd(meas)}."
