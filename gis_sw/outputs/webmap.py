@@ -467,9 +467,10 @@ def render_webmap(
     shown = [
         f"{i} ({n})" if isinstance(n, str) and n else i for i, n in zip(ids, names, strict=False)
     ]
-    title = "Stormwater screening: " + (", ".join(shown[:5]) or "no proposal")
-    if len(shown) > 5:
-        title += f" and {len(shown) - 5} more"
+    if len(shown) > 3:
+        title = f"Stormwater screening: {len(shown)} proposals ({ids[0]} ... {ids[-1]})"
+    else:
+        title = "Stormwater screening: " + (", ".join(shown) or "no proposal")
     payload = {
         "title": title,
         "subtitle": f"{ruleset.title}; ruleset {ruleset.name} {ruleset.version}; run "

@@ -45,6 +45,7 @@ from gis_sw.outputs.maps.scale import (
     sheet_size,
 )
 from gis_sw.outputs.maps.site import (
+    HIGHLIGHT_OUTCOMES,
     SiteData,
     device_label_items,
     draw_basemap,
@@ -96,8 +97,12 @@ def _site_data(
 
 
 def site_geometry(site: SiteData) -> shapely.Geometry:
-    """What the sheet must show: the disturbance and devices (else the findings)."""
+    """What the sheet must show: the disturbance, devices, new impervious surfaces and the
+    fail and review findings (the line to the offending well); else any finding."""
     geoms = [*site.disturbance.geometry.to_numpy(), *site.devices.geometry.to_numpy()]
+    if len(site.findings):
+        shown = site.findings[site.findings["outcome"].isin(HIGHLIGHT_OUTCOMES)]
+        geoms.extend(shown.geometry.to_numpy())
     if site.impervious is not None:
         geoms.extend(site.impervious.geometry.to_numpy())
     found = shapely.union_all(np.asarray([g for g in geoms if g is not None], dtype=object))

@@ -1,0 +1,68 @@
+"""``gis-sw map`` end to end on the committed sample town."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pypdf
+import pytest
+from click.testing import CliRunner
+
+from gis_sw.cli import cli
+
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample"
+
+
+@pytest.mark.skipif(not (SAMPLE / "layers.toml").exists(), reason="data/sample not present")
+def test_map_command_on_the_lot_line_devices_case(tmp_path):
+    runner = CliRunner()
+    args = [
+        "map",
+        str(SAMPLE / "proposals.gpkg"),
+        "--layers",
+        str(SAMPLE / "layers.toml"),
+        "--out",
+        str(tmp_path),
+        "--id",
+        "P09-lot-line-devices",
+        "--format",
+        "pdf",
+    ]
+    result = runner.invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    pdf = tmp_path / "P09-lot-line-devices.pdf"
+    assert pdf.exists()
+    assert (tmp_path / "webmap.html").exists()
+    assert not (tmp_path / "P09-lot-line-devices.png").exists()
+    text = pypdf.PdfReader(pdf).pages[0].extract_text()
+    # the device 9 ft from its lot line fails SW205 and is labelled; the 11 ft one passes
+    assert "SW205 9.0 ft < 10 ft" in text
+    assert "SW205 11" not in text
+    assert "Scale 1\" = 20'" in text
+    assert "Screening result, not a permit decision" in text
+    # a second run without --overwrite refuses and leaves the file alone (exit 2)
+    before = pdf.read_bytes()
+    again = runner.invoke(cli, args)
+    assert again.exit_code == 2
+    assert "already exists" in again.output
+    assert pdf.read_bytes() == before
+
+
+def test_unknown_proposal_id_is_exit_2(tmp_path):
+    if not (SAMPLE / "layers.toml").exists():
+        pytest.skip("data/sample not present")
+    result = CliRunner().invoke(
+        cli,
+        [
+            "map",
+            str(SAMPLE / "proposals.gpkg"),
+            "--layers",
+            str(SAMPLE / "layers.toml"),
+            "--out",
+            str(tmp_path),
+            "--id",
+            "NOPE",
+        ],
+    )
+    assert result.exit_code == 2
+    assert "no proposal 'NOPE'" in result.output
