@@ -103,6 +103,10 @@ def test_check_writes_outputs_and_exits_0(town: tuple[Path, Path], tmp_path: Pat
         "183-12A",
     ]
     assert "Disturbance" not in result.stderr
+    assert (
+        "SW101 P-1 required: Disturbance of 134 sq ft inside zone R-10 reaches the 100 sq ft "
+        "threshold: a stormwater management control permit is required (§ 183-12A)."
+    ) in result.stdout.splitlines()
 
     again = run("check", str(proposals), "--layers", str(layers), "--out", str(out))
     assert again.exit_code == 2

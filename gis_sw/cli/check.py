@@ -19,7 +19,7 @@ from gis_sw.analysis.registry import RULES, select_rules
 from gis_sw.analysis.waivers import WaiverStatus, apply_waivers, load_waivers
 from gis_sw.outputs.atomic import check_writable
 from gis_sw.outputs.report import CHECK_OUTPUTS, write_check_outputs
-from gis_sw.outputs.summary import count_line, format_table
+from gis_sw.outputs.summary import count_line, format_notes, format_table
 from gis_sw.ruleset import load_ruleset
 
 log = logging.getLogger("gis_sw.cli.check")
@@ -91,9 +91,9 @@ def command(
     """Screen PROPOSAL (a proposals GeoPackage or a disturbance file) against the law.
 
     Prints one line per finding (rule, proposal, subject, outcome, measured, limit,
-    citation) and, with --out, writes findings.geojson (RFC 7946, plus _lines and _points
-    files), findings.gpkg, summary.csv and waivers.csv.  gis-sw screens; the Town Engineer
-    decides.
+    citation), then the sentence of every fail, review and required finding.  With --out
+    it writes findings.geojson (RFC 7946, plus _lines and _points files), findings.gpkg,
+    summary.csv and waivers.csv.  gis-sw screens; the Town Engineer decides.
     """
     from gis_sw.layers.read import read_layers, read_proposals
 
@@ -137,6 +137,10 @@ def command(
                     err=True,
                 )
     click.echo(format_table(findings))
+    notes = format_notes(findings)
+    if notes:
+        click.echo("")
+        click.echo(notes)
     if out_dir is not None:
         written = write_check_outputs(
             out_dir,

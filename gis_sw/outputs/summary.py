@@ -16,7 +16,13 @@ import pandas as pd
 
 from gis_sw.outputs.atomic import write_text_atomic
 
-__all__ = ["SUMMARY_COLUMNS", "format_table", "summary_frame", "write_summary_csv"]
+__all__ = [
+    "SUMMARY_COLUMNS",
+    "format_notes",
+    "format_table",
+    "summary_frame",
+    "write_summary_csv",
+]
 
 SUMMARY_COLUMNS: tuple[str, ...] = (
     "proposal_id",
@@ -130,3 +136,22 @@ def count_line(findings: pd.DataFrame) -> str:
     text = f"{len(frame)} finding{'s' if len(frame) != 1 else ''}"
     text += ": " + ", ".join(parts) if parts else ""
     return text + (f"; {waived} waived." if waived else ".")
+
+
+def format_notes(
+    findings: pd.DataFrame, *, outcomes: tuple[str, ...] = ("fail", "review", "required")
+) -> str:
+    """The sentences of the findings that ask for something, one paragraph per finding.
+
+    ``SW101 P-1 required: Disturbance of 134 sq ft inside zone R-10 reaches ...``; a waived
+    finding adds ``[waived: reason]``.  Empty when no finding has one of ``outcomes``.
+    """
+    frame = summary_frame(findings)
+    frame = frame[frame["outcome"].isin(outcomes)]
+    lines = []
+    for rec in frame.to_dict("records"):
+        waived = f" [waived: {_text(rec['waiver_reason'])}]" if rec["waived"] else ""
+        lines.append(
+            f"{rec['rule_id']} {rec['proposal_id']} {rec['outcome']}: {rec['message']}{waived}"
+        )
+    return "\n".join(lines)
