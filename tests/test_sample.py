@@ -302,23 +302,43 @@ def test_basement_device_is_15_ft_from_the_house(town: SampleTown, cases: Sample
     assert np.sort(distances)[1] > 20.0
 
 
+def test_missing_data_device_sits_beside_a_house_of_unknown_basement(
+    town: SampleTown, cases: SampleProposals
+) -> None:
+    buildings = town.vectors["buildings"]
+    distances = shapely.distance(_device(cases, "D16-unknown"), buildings.geometry.values)
+    nearest = int(distances.argmin())
+    assert round(float(distances[nearest]), 2) == 12.00
+    assert pd.isna(buildings["habitable_basement"].iloc[nearest])
+    device = cases.devices.set_index("device_id").loc["D16-unknown"]
+    assert np.isnan(device["depth_ft"])
+    assert np.isnan(device["bottom_elevation_ft"])
+    assert not device["has_sedimentation_device"]
+    assert not device["test_hole_logged"]
+
+
 def test_every_other_device_keeps_every_other_setback(
     town: SampleTown, cases: SampleProposals
 ) -> None:
     buildings = town.vectors["buildings"].geometry.values
     lines = shapely.union_all(town.vectors["parcels"].boundary.values)
     gw, rock = town.rasters["seasonal_high_groundwater"], town.rasters["bedrock"]
+    checked = 0
     for row in cases.devices.itertuples():
         geom = row.geometry
-        if row.device_id != "D13-basement":
-            assert shapely.distance(geom, buildings).min() > 20.0, row.device_id
         if row.device_id != "D09-9ft":
             assert shapely.distance(geom, lines) >= 10.0, row.device_id
+        if row.device_id == "D16-unknown":
+            continue
+        if row.device_id != "D13-basement":
+            assert shapely.distance(geom, buildings).min() > 20.0, row.device_id
         if row.device_id != "D12-shallow":
             assert gw.cells_under(geom).min() - row.depth_ft >= 2.0, row.device_id
         assert rock.cells_under(geom).min() - row.depth_ft >= 2.0, row.device_id
         assert row.has_sedimentation_device
         assert row.test_hole_logged
+        checked += 1
+    assert checked == 9
 
 
 def test_wetland_case_touches_wetland_adjacent_area_and_floodplain(
@@ -422,7 +442,7 @@ def test_read_layers_loads_the_committed_sample(ruleset: object) -> None:
         "bedrock": "depth",
     }
     proposals = read_proposals(SAMPLE_DIR / "proposals.gpkg", ruleset=ruleset)  # type: ignore[arg-type]
-    assert len(proposals.ids) == 15
+    assert len(proposals.ids) == 16
     assert proposals.attributes.loc["P08-farm-exempt", "exemption"] == "A"
     assert proposals.devices.set_index("device_id").loc["D12-shallow", "depth_ft"] > 0
 

@@ -193,8 +193,8 @@ def build_cases(town: SampleTown) -> SampleProposals:
                 "serves_vehicle_traffic": kw.get("vehicle", False),
                 "bottom_elevation_ft": np.nan,
                 "depth_ft": kw.get("depth", DEVICE_DEPTH_FT),
-                "has_sedimentation_device": True,
-                "test_hole_logged": True,
+                "has_sedimentation_device": kw.get("sedimentation", True),
+                "test_hole_logged": kw.get("test_hole", True),
                 "geometry": geom,
             }
         )
@@ -392,6 +392,21 @@ def build_cases(town: SampleTown) -> SampleProposals:
     expect(pid, "SW502", "", "review", "post-development runoff volume exceeds pre-development")
     expect(pid, "SW503", "", "review", "post-development peak discharge exceeds pre-development")
     expect(pid, "SW504", "", "info", "water quality volume of the new impervious area")
+
+    # P16: a drywell with its data missing, beside a house whose basement is unknown ---------
+    pid = "P16-missing-data"
+    lot = _Lot(town, "P16")
+    proposal(pid, "Drywell, incomplete application", "single_family", 7_500, spring, summer)
+    pt = lot.point(lot.house_cx, lot.house_d1 + 12.0)
+    device(pid, "D16-unknown", pt, "drywell", depth=np.nan, sedimentation=False, test_hole=False)
+    disturb(pid, _square(pt), spring, summer)
+    building = f"B{lot.parcel_id}"
+    expect(pid, "SW206", "D16-unknown", "review",
+           f"12.00 ft from building {building}, its habitable basement not recorded")  # fmt: skip
+    expect(pid, "SW203", "D16-unknown", "review", "no depth_ft or bottom_elevation_ft given")
+    expect(pid, "SW204", "D16-unknown", "review", "no depth_ft or bottom_elevation_ft given")
+    expect(pid, "SW207", "D16-unknown", "fail", "has_sedimentation_device is false")
+    expect(pid, "SW209", "D16-unknown", "review", "test_hole_logged is false")
 
     return SampleProposals(
         disturbance=gpd.GeoDataFrame(dist, geometry="geometry", crs=crs),

@@ -59,6 +59,7 @@ CASE_LOTS: dict[str, str] = {
     "P13": "3.2-1-3",
     "P14": "4.0-2-2",
     "P15": "6.0-1-4",
+    "P16": "3.0-2-6",
 }
 """Parcel each named sample case stands on (all in the first cycle of bands)."""
 
@@ -66,6 +67,7 @@ FIXED_LOTS: dict[str, tuple[bool, bool | None]] = {
     **dict.fromkeys(CASE_LOTS.values(), (True, False)),
     CASE_LOTS["P13"]: (True, True),
     CASE_LOTS["P15"]: (False, None),
+    CASE_LOTS["P16"]: (True, None),
 }
 """Parcel id to (built, habitable_basement) for the lots the cases need."""
 
