@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -473,3 +474,15 @@ def test_sample_device_cases_come_out_as_the_law_says(ruleset: Ruleset) -> None:
     d09 = findings[(findings["subject_id"] == "D09-9ft") & (findings["rule_id"] == "SW205")]
     assert d09["measured"].iat[0] == pytest.approx(9.0, abs=0.005)
     assert d09["geometry"].iat[0].length == pytest.approx(9.0, abs=0.005)
+
+
+def test_passing_distance_rules_report_the_nearest_distance(ruleset: Ruleset) -> None:
+    devices = [{"device_id": "D-7", "serves_vehicle_traffic": True, "geometry": Point(30, 70)}]
+    vectors = {**_resources(), **_house(basement=True)}
+    ctx = context(ruleset, devices, vectors=vectors)
+    vehicle = one(infiltration.check_vehicle_traffic(ctx))
+    assert vehicle["outcome"] == "pass"
+    assert vehicle["measured"] == pytest.approx(math.hypot(20, 70), abs=0.005)  # well W-1
+    basement = one(infiltration.check_habitable_basement(ctx))
+    assert basement["outcome"] == "pass"
+    assert basement["measured"] == pytest.approx(math.hypot(30, 10), abs=0.005)

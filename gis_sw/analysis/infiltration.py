@@ -275,6 +275,13 @@ def _vehicle_rule(ctx: CheckContext, rule_id: str, limit: float, kinds: tuple[st
     lead = "Advisory, not Chapter 183: " if advisory else ""
     flags = _vehicle_flags(rows)
     missing, best = _near_features(rows, limit, kinds)
+    geoms = rows.devices.geometry.to_numpy()
+    nearest_ft = np.full(len(geoms), np.inf)
+    for kind in kinds:
+        layer = ctx.layers.get(kind)
+        if layer is not None and len(geoms):
+            dist = nearest(geoms, layer.geometry.to_numpy())[1]
+            nearest_ft = np.fmin(nearest_ft, np.where(np.isnan(dist), np.inf, dist))
     for i, flag in enumerate(flags):
         name = rows.name(i)
         if flag is None:
@@ -321,6 +328,7 @@ def _vehicle_rule(ctx: CheckContext, rule_id: str, limit: float, kinds: tuple[st
                 Outcome.PASS,
                 f"{lead}{name} serves vehicle traffic and has no "
                 f"{' or '.join(FEATURE_LAYERS[k][1] for k in kinds)} within {_limit(limit)}",
+                measured=float(nearest_ft[i]) if np.isfinite(nearest_ft[i]) else math.nan,
             )
     return rows
 
@@ -455,6 +463,8 @@ def check_habitable_basement(ctx: CheckContext) -> gpd.GeoDataFrame:
     basement = [None if pd.isna(v) else bool(v) for v in buildings["habitable_basement"]]
     pairs = pairs_within(geoms, footprints, limit)
     close = ~meets_minimum(pairs.distance_ft, limit, tol)
+    with_basement = np.array([b is True for b in basement], dtype=bool)
+    _, basement_ft = nearest(geoms, footprints[with_basement])
     for i in range(len(geoms)):
         name = rows.name(i)
         mine = np.flatnonzero((pairs.source == i) & close)  # nearest first
@@ -485,6 +495,7 @@ def check_habitable_basement(ctx: CheckContext) -> gpd.GeoDataFrame:
                 i,
                 Outcome.PASS,
                 f"{name} has no building with a habitable basement within {_limit(limit)}",
+                measured=float(basement_ft[i]),
             )
     return rows.frame(limit)
 

@@ -103,7 +103,13 @@ def write_siting(
     default=None,
     help="Depth of the device bottom below ground, ft (screens groundwater and bedrock).",
 )
-@click.option("--out", "out_dir", required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--out",
+    "out_dir",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Folder for siting.geojson and siting.gpkg.",
+)
 @click.option("--overwrite", is_flag=True, help="Replace existing output files.")
 @click.option("--ruleset", "ruleset_name", default=None, help="Ruleset name or TOML path.")
 def command(  # noqa: PLR0917 (click passes options as arguments)
