@@ -134,14 +134,20 @@ def _series(geoms: GeomArray) -> gpd.GeoSeries:
     return gpd.GeoSeries(geoms, index=pd.RangeIndex(len(geoms)))
 
 
-def _area_inside(parcels: GeomArray, features: GeomArray) -> FloatArray:
-    """Area of each parcel inside the union of ``features`` (overlaps counted once)."""
+def _area_inside(parcels: GeomArray, features: GeomArray) -> tuple[FloatArray, GeomArray]:
+    """Area of each parcel inside the union of ``features`` (overlaps counted once), and
+    that part of the parcel (``None`` where there is none)."""
     area = np.zeros(len(parcels), dtype=np.float64)
+    piece: GeomArray = np.full(len(parcels), None, dtype=object)
     if len(features) == 0:
-        return area
-    parts = area_by_key(_series(parcels), gpd.GeoDataFrame(geometry=features), None)
-    area[parts["subject"].to_numpy(dtype=np.int64)] = parts["area_sqft"].to_numpy()
-    return area
+        return area, piece
+    parts = area_by_key(
+        _series(parcels), gpd.GeoDataFrame(geometry=features), None, keep_geometry=True
+    )
+    at = parts["subject"].to_numpy(dtype=np.int64)
+    area[at] = parts["area_sqft"].to_numpy()
+    piece[at] = parts["geometry"].to_numpy()
+    return area, piece
 
 
 def _buffer(geoms: GeomArray, distance_ft: float, *, grow: bool = True) -> GeomArray:
@@ -274,26 +280,32 @@ def screen_chunk(chunk: Chunk, ruleset: Ruleset) -> pd.DataFrame:
     no_zone = out["zones"].isna().to_numpy()
     out.loc[no_zone, "permit_threshold_sqft"] = np.nan
 
+    pieces: list[GeomArray] = []
+
     def layer_area(kind: str, features: GeomArray | None = None) -> FloatArray:
         layer = ctx.get(kind)
         if layer is None:
             return np.full(n, np.nan)
-        return _area_inside(geoms, _geoms(layer) if features is None else features)
+        area, piece = _area_inside(geoms, _geoms(layer) if features is None else features)
+        pieces.append(piece)
+        return area
 
     wetlands = ctx.get("wetlands")
     wetland_buffers = _buffer(
         _geoms(wetlands), ruleset.resources.wetland_adjacent_area_ft, grow=False
     )
     out["wetland_sqft"] = layer_area("wetlands")
+    pieces.clear()  # the wetland itself lies inside its adjacent area
     out["wetland_adjacent_sqft"] = np.maximum(
         layer_area("wetlands", wetland_buffers) - out["wetland_sqft"].to_numpy(), 0.0
     )
     out["water_body_sqft"] = layer_area("water_bodies")
     out["floodplain_sqft"] = layer_area("floodplain")
-    constraints = np.concatenate(
-        [wetland_buffers, _geoms(ctx.get("water_bodies")), _geoms(ctx.get("floodplain"))]
-    )
-    out["constrained_sqft"] = _area_inside(geoms, constraints)
+    # the constrained part: union of the pieces already cut, no new intersections
+    constrained: GeomArray = np.full(n, None, dtype=object)
+    for piece in pieces:
+        constrained = merge_pieces(constrained, piece)
+    out["constrained_sqft"] = np.nan_to_num(shapely.area(constrained).astype(np.float64))
     area = out["area_sqft"].to_numpy()
     with np.errstate(invalid="ignore", divide="ignore"):
         fraction = np.where(area > 0, out["constrained_sqft"].to_numpy() / area, np.nan)

@@ -152,8 +152,10 @@ def write_batch_outputs(
             findings, layers, disturbance if disturbance is not None else findings.iloc[:0]
         )
         for suffix in ("parquet", "gpkg", "geojson"):
-            path = out_dir / f"findings.{suffix}"
-            written[path.name] = _write_findings(findings, path, overwrite=overwrite)
+            for path in _write_findings(
+                findings, out_dir / f"findings.{suffix}", overwrite=overwrite
+            ):
+                written[path.name] = path
     summary = summary_table(result.rows, findings, finding_zones)
     with atomic_path(out_dir / "summary.csv", overwrite=overwrite) as tmp:
         summary.to_csv(tmp, index=False)
@@ -167,22 +169,18 @@ def write_batch_outputs(
     return written
 
 
-def _write_findings(findings: gpd.GeoDataFrame, path: Path, *, overwrite: bool) -> Path:
-    """Findings through the shared writers of :mod:`gis_sw.outputs` when they exist."""
-    writers = {
-        ".geojson": ("gis_sw.outputs.geojson", "write_geojson"),
-        ".gpkg": ("gis_sw.outputs.geopackage", "write_geopackage"),
-    }
-    if path.suffix in writers:
-        module_name, func = writers[path.suffix]
-        try:
-            found = importlib.util.find_spec(module_name) is not None
-        except ModuleNotFoundError:
-            found = False
-        if found:
-            module = importlib.import_module(module_name)
-            writer = getattr(module, func, None)
-            if writer is not None:
-                writer(findings, path, overwrite=overwrite)
-                return path
-    return write_frame(findings, path, overwrite=overwrite)
+def _write_findings(findings: gpd.GeoDataFrame, path: Path, *, overwrite: bool) -> list[Path]:
+    """Findings through the shared writers of :mod:`gis_sw.outputs` (as ``gis-sw check``).
+
+    GeoJSON: ``findings.geojson`` plus ``findings_lines.geojson`` and
+    ``findings_points.geojson`` (RFC 7946: one geometry family per file); GeoPackage: one
+    file with a layer per family and the attribute table.
+    """
+    from gis_sw.outputs.geojson import write_findings_geojson
+    from gis_sw.outputs.geopackage import write_findings_geopackage
+
+    if path.suffix == ".geojson":
+        return list(write_findings_geojson(path.parent, findings, overwrite=overwrite))
+    if path.suffix == ".gpkg":
+        return [write_findings_geopackage(path, findings, overwrite=overwrite)]
+    return [write_frame(findings, path, overwrite=overwrite)]

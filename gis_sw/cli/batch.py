@@ -91,12 +91,22 @@ def command(  # noqa: PLR0917  # click passes every option by keyword
             f"output {final} already exists. Fix: pass --overwrite to replace it, or choose "
             "another --out folder."
         )
+    stages: dict[str, float] = {}
+    tick = time.perf_counter()
+
+    def stage(name: str) -> None:
+        nonlocal tick
+        now = time.perf_counter()
+        stages[name] = now - tick
+        tick = now
+
     layers = read_layers(layers_source, ruleset=ruleset)
     proposals = None
     if proposals_path is not None:
         from gis_sw.layers.proposals_io import read_proposals
 
         proposals = read_proposals(proposals_path, ruleset=ruleset, crs=layers.crs)
+    stage("read")
     options = RunOptions(
         chunk_size=chunk_size, workers=workers, engine=Engine(engine), scheduler=scheduler
     )
@@ -128,6 +138,7 @@ def command(  # noqa: PLR0917  # click passes every option by keyword
     finally:
         if bar is not None:
             bar.close()
+    stage("screen")
     findings = None
     disturbance = None
     if proposals is not None:
@@ -135,6 +146,7 @@ def command(  # noqa: PLR0917  # click passes every option by keyword
 
         findings = run_rules(layers, proposals, ruleset)
         disturbance = proposals.disturbance
+        stage("rules")
     formats = ("parquet",) if no_gpkg else ("parquet", "gpkg")
     written = write_batch_outputs(
         out_dir,
@@ -147,12 +159,15 @@ def command(  # noqa: PLR0917  # click passes every option by keyword
         formats=formats,
         overview=not no_map,
     )
+    stage("write")
     elapsed = time.perf_counter() - started
     n = len(result.rows)
     rate = n / max(elapsed, 1e-9)
     click.echo(
         f"screened {n} parcels in {result.plan.n_chunks} chunks ({result.chunks_run} run now) "
-        f"in {elapsed:.1f} s ({rate:,.0f} parcels/s)",
+        f"in {elapsed:.1f} s ({rate:,.0f} parcels/s; "
+        + ", ".join(f"{name} {secs:.1f} s" for name, secs in stages.items())
+        + ")",
         err=True,
     )
     problems = result.prepared.summary()
