@@ -437,3 +437,16 @@ def test_fees_when_permit_is_under_review(ruleset: Ruleset) -> None:
     found = row(permits.check_application(ctx))
     assert (found["outcome"], found["measured"]) == ("review", 200.0)
     assert found["message"].startswith("Whether a permit is required is under review (SW101)")
+
+
+def test_permit_message_names_the_whole_when_r10_decides(ruleset: Ruleset) -> None:
+    # 110 sq ft in R-10 and 50 sq ft in R-20: the R-10 test decides
+    found = row(permits.check_permit_threshold(context(ruleset, [box(89, 0, 105, 10)])))
+    assert found["message"] == (
+        "Disturbance of 110 sq ft inside zone R-10 (of 160 sq ft in all) reaches the 100 sq ft "
+        "threshold: a stormwater management control permit is required (§ 183-12A)."
+    )
+    found = row(permits.check_permit_threshold(context(ruleset, [box(1000, 0, 1030, 10)])))
+    assert found["message"].startswith(
+        "Disturbance of 300 sq ft in zone R-20 reaches the 250 sq ft"
+    )

@@ -197,7 +197,10 @@ def check_permit_threshold(ctx: CheckContext) -> gpd.GeoDataFrame:
     rows: dict[str, list[Any]] = {k: [] for k in ("pid", "out", "msg", "meas", "lim", "geom")}
     for pid, pa in permit_areas(ctx).items():
         zones = ", ".join(f"{z}: {fmt_sqft(a)} sq ft" for z, a in pa.by_zone)
-        split = f" ({zones})" if zones else ""
+        if len(pa.by_zone) == 1 and pa.unzoned_sqft < 0.05:
+            split = f" in zone {pa.by_zone[0][0]}"
+        else:
+            split = f" ({zones})" if zones else ""
         permit = f"a stormwater management control permit is required ({cite})."
         if pa.decided_by == "none":
             msg = (
@@ -218,9 +221,14 @@ def check_permit_threshold(ctx: CheckContext) -> gpd.GeoDataFrame:
             )
             meas, lim, geom = pa.total_sqft, t_any, pa.union
         elif pa.decided_by == "low":
+            of_total = (
+                f" (of {fmt_sqft(pa.total_sqft)} sq ft in all)"
+                if pa.total_sqft - pa.low_sqft >= 0.05
+                else ""
+            )
             msg = (
-                f"Disturbance of {fmt_sqft(pa.low_sqft)} sq ft inside zone {low_name} reaches the "
-                f"{_limit(t_low)} sq ft threshold: {permit}"
+                f"Disturbance of {fmt_sqft(pa.low_sqft)} sq ft inside zone {low_name}{of_total} "
+                f"reaches the {_limit(t_low)} sq ft threshold: {permit}"
             )
             meas, lim, geom = pa.low_sqft, t_low, pa.low_part
         elif pa.decided_by == "unknown":
