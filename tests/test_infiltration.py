@@ -486,3 +486,11 @@ def test_passing_distance_rules_report_the_nearest_distance(ruleset: Ruleset) ->
     basement = one(infiltration.check_habitable_basement(ctx))
     assert basement["outcome"] == "pass"
     assert basement["measured"] == pytest.approx(math.hypot(30, 10), abs=0.005)
+
+
+def test_proposals_without_devices_give_no_device_rows(ruleset: Ruleset) -> None:
+    layers = make_layerset(CRS, {"parcels": frame([{"parcel_id": "104-22", "geometry": LOT}])})
+    disturbance = frame([{"proposal_id": "P1", "geometry": box(5, 5, 95, 95)}])
+    proposals = make_proposals(CRS, disturbance)
+    findings = run_rules(layers, proposals, ruleset, select=["SW2"])
+    assert len(findings) == 0
