@@ -348,3 +348,39 @@ def test_write_timelines_only_for_dated_proposals(ruleset: Ruleset, tmp_path: Pa
     written = write_timelines(tmp_path, proposals=proposals, ruleset=ruleset)
     assert [p.name for p in written] == ["timeline_A_1.png"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["timeline_A_1.png"]
+
+
+def patio(ruleset: Ruleset, larger_plan: object) -> Proposals:
+    frame = gpd.GeoDataFrame(
+        {"proposal_id": ["P1"], "start_date": ["2026-04-01"], "end_date": ["2026-04-30"]},
+        geometry=[shapely.box(0, 0, 20, 12)],  # 240 sq ft
+        crs=ruleset.working_crs,
+    )
+    attrs = pd.DataFrame([{"proposal_id": "P1", "part_of_larger_plan": larger_plan}])
+    return make_proposals(ruleset.working_crs, frame, attributes=attrs)
+
+
+def test_duties_do_not_attach_below_the_permit_threshold(ruleset: Ruleset) -> None:
+    zoning = gpd.GeoDataFrame(
+        {"zone": ["R-20"]}, geometry=[shapely.box(-100, -100, 100, 100)], crs=ruleset.working_crs
+    )
+    layers = make_layerset(ruleset.working_crs, {"zoning": zoning})
+    ctx = CheckContext(layers, patio(ruleset, larger_plan=False), ruleset)
+    for check in (check_inspections, check_notices, check_sediment_cleanout):
+        row = check(ctx).iloc[0]
+        assert row["outcome"] == "pass", check.__name__
+        assert row["message"].startswith("Does not attach")
+
+
+def test_duties_review_when_the_permit_question_is_open(ruleset: Ruleset) -> None:
+    # 240 sq ft with no zoning layer: whether 100 sq ft lie in R-10 is unknown.
+    ctx = ctx_for(ruleset, patio(ruleset, larger_plan=False))
+    for check in (check_inspections, check_notices, check_sediment_cleanout):
+        row = check(ctx).iloc[0]
+        assert row["outcome"] == "review", check.__name__
+        assert "undetermined" in row["message"]
+
+
+def test_duties_bind_a_larger_common_plan_below_the_threshold(ruleset: Ruleset) -> None:
+    ctx = ctx_for(ruleset, patio(ruleset, larger_plan=True))
+    assert check_inspections(ctx).iloc[0]["outcome"] == "required"

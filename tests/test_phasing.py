@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 import geopandas as gpd
@@ -368,3 +369,28 @@ def test_engine_cites_section_183_7b1d(ruleset: Ruleset) -> None:
     assert findings["outcome"].tolist() == ["fail", "required", "required", "required"]
     assert findings.iloc[0]["citation"] == "§ 183-7B(1)(d)"
     assert findings.iloc[0]["severity"] == "high"
+
+
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample"
+
+
+@pytest.mark.skipif(not (SAMPLE / "proposals.gpkg").exists(), reason="sample data not built")
+def test_sample_7_acre_commercial_case_matches_the_readme(ruleset: Ruleset) -> None:
+    from gis_sw.layers.read import read_proposals
+
+    proposals = read_proposals(SAMPLE / "proposals.gpkg", ruleset=ruleset)
+    ctx = CheckContext(make_layerset(ruleset.working_crs, {}), proposals, ruleset)
+    findings = check_five_acre_limit(ctx).set_index("proposal_id")
+    row = findings.loc["P07-commercial-phased-7ac"]
+    # data/sample/README.md: peak 5.50 acres (phases 1 and 2) from 2027-08-01 to 2027-10-31.
+    assert row["outcome"] == "fail"
+    assert row["measured"] == pytest.approx(5.50, abs=0.005)
+    assert "from 2027-08-01 to 2027-10-31" in row["message"]
+    assert "phases 1, 2" in row["message"]
+    expected = pd.read_csv(SAMPLE / "expected.csv", dtype=str).fillna("")
+    for case in expected[expected["rule_id"] == "SW301"].itertuples():
+        assert findings.loc[case.proposal_id, "outcome"] == case.outcome, case.note
+    timeline = proposal_timeline(proposals, "P07-commercial-phased-7ac")
+    assert timeline is not None
+    assert timeline.days[:3] == (date(2027, 4, 1), date(2027, 8, 1), date(2027, 11, 1))
+    assert np.round(timeline.acres, 2).tolist() == [3.0, 5.5, 2.5, 0.0, 1.5, 0.0]

@@ -1,4 +1,4 @@
-"""construction: duties during construction, SW401-SW403 (one ``required`` row per proposal).
+"""construction: duties during construction, SW401-SW403 (one row per proposal).
 
 - SW401 (§ 183-9A(2), § 183-12C(4)(a)[4]): inspection reports every seven days and within
   24 hours of each storm of 0.5 in or more, over the construction period.
@@ -6,7 +6,11 @@
 - SW403 (§ 183-9A(1), § 183-12C(4)(a)[2]): sediment removed from sediment traps and ponds
   whenever their design capacity has been reduced by 50%.
 
-Rows are written for every proposal with disturbance.  The construction period is the
+Rows are written for every proposal with disturbance.  The duties bind the holder of a town
+permit (§ 183-12C(4)) and the developer of a land development activity (§ 183-9A), so each
+rule answers ``required`` when SW101 says a permit is required or SW102 says the work is a
+land development activity, ``pass`` ("do not attach") when SW101 passes and SW102 says it is
+not one, and ``review`` when either is unknown.  The construction period is the
 proposal's ``construction_start``/``construction_end`` attributes; a missing one is taken from
 the disturbance polygons (earliest ``start_date``, latest ``end_date``).  With neither, SW401
 answers ``review``: the duty still applies, but its dates cannot be listed.  The dated list
@@ -25,6 +29,7 @@ import pandas as pd
 from gis_sw.analysis.calendar import notice_schedule, weekly_due_dates
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.findings import Outcome, empty_findings, make_findings
+from gis_sw.analysis.permits import land_development, permit_areas
 from gis_sw.layers.proposals import Proposals
 
 
@@ -87,16 +92,66 @@ def _disturbed_ids(ctx: CheckContext) -> list[str]:
     return sorted(set(dist["proposal_id"].astype(str)))
 
 
+def duties_apply(ctx: CheckContext) -> dict[str, bool | None]:
+    """Whether the construction duties bind each proposal (None: cannot tell).
+
+    True when a town permit is required (SW101) or the work is a land development activity
+    (SW102); False when SW101 passes and the work is not a land development activity.
+    """
+
+    def compute() -> dict[str, bool | None]:
+        areas = permit_areas(ctx)
+        developing = land_development(ctx)
+        out: dict[str, bool | None] = {}
+        for pid in ctx.proposals.ids:
+            permit = areas[pid].outcome if pid in areas else Outcome.REVIEW
+            activity = developing.get(pid)
+            if permit == Outcome.REQUIRED or activity is True:
+                out[pid] = True
+            elif permit == Outcome.PASS and activity is False:
+                out[pid] = False
+            else:
+                out[pid] = None
+        return out
+
+    return ctx.memo("construction.duties_apply", compute)
+
+
+def _not_bound(ctx: CheckContext, rule_id: str, applies: bool | None) -> tuple[Outcome, str]:
+    """Outcome and message of a duty that does not (or may not) bind the proposal."""
+    cite = ctx.citation(rule_id)
+    if applies is False:
+        return Outcome.PASS, (
+            f"Does not attach: no town permit is required (SW101) and the work is not a land "
+            f"development activity (SW102), so the construction duties of {cite} do not apply."
+        )
+    return Outcome.REVIEW, (
+        f"The construction duties of {cite} apply if a town permit is required (SW101) or the "
+        "work is a land development activity (SW102); one of them is undetermined (see those "
+        "findings)."
+    )
+
+
 def check_inspections(ctx: CheckContext) -> gpd.GeoDataFrame:
-    """SW401: ``required`` with the period and first due date; ``review`` without dates."""
+    """SW401: ``required`` with the period and first due date where the duties bind.
+
+    ``review`` when the duties bind but no construction period is given.
+    """
     ids = _disturbed_ids(ctx)
     if not ids:
         return empty_findings(ctx.crs)
     params = ctx.ruleset.construction
     periods = _periods(ctx)
+    bound = duties_apply(ctx)
     outcomes, messages, counts = [], [], []
     for pid in ids:
         period = periods.get(pid)
+        if bound.get(pid) is not True:
+            outcome, message = _not_bound(ctx, "SW401", bound.get(pid))
+            outcomes.append(outcome)
+            messages.append(message)
+            counts.append(float("nan"))
+            continue
         if period is None:
             outcomes.append(Outcome.REVIEW)
             counts.append(float("nan"))
@@ -137,16 +192,22 @@ def check_inspections(ctx: CheckContext) -> gpd.GeoDataFrame:
 
 
 def check_notices(ctx: CheckContext) -> gpd.GeoDataFrame:
-    """SW402: ``required``, listing the milestones; dated when the start is known."""
+    """SW402: ``required`` where the duties bind, listing the milestones and the first date."""
     ids = _disturbed_ids(ctx)
     if not ids:
         return empty_findings(ctx.crs)
     params = ctx.ruleset.construction
     milestones = "; ".join(params.notice_milestones)
     periods = _periods(ctx)
-    messages = []
+    bound = duties_apply(ctx)
+    outcomes, messages = [], []
     for pid in ids:
         period = periods.get(pid)
+        if bound.get(pid) is not True:
+            outcome, message = _not_bound(ctx, "SW402", bound.get(pid))
+            outcomes.append(outcome)
+            messages.append(message)
+            continue
         notices = notice_schedule(
             params.notice_milestones,
             construction_start=period.start if period else None,
@@ -158,6 +219,7 @@ def check_notices(ctx: CheckContext) -> gpd.GeoDataFrame:
             if first is not None and first.due is not None
             else ""
         )
+        outcomes.append(Outcome.REQUIRED)
         messages.append(
             f"Notify the Town at least {params.notice_hours} hours before each of: "
             f"{milestones}.{when}"
@@ -167,7 +229,7 @@ def check_notices(ctx: CheckContext) -> gpd.GeoDataFrame:
         ctx.crs,
         proposal_id=ids,
         subject_id=ids,
-        outcome=Outcome.REQUIRED,
+        outcome=outcomes,
         message=messages,
         measured=float("nan"),
         threshold=float(params.notice_hours),
@@ -177,23 +239,33 @@ def check_notices(ctx: CheckContext) -> gpd.GeoDataFrame:
 
 
 def check_sediment_cleanout(ctx: CheckContext) -> gpd.GeoDataFrame:
-    """SW403: ``required`` for every proposal with disturbance."""
+    """SW403: ``required`` where the construction duties bind (:func:`duties_apply`)."""
     ids = _disturbed_ids(ctx)
     if not ids:
         return empty_findings(ctx.crs)
     percent = ctx.ruleset.construction.sediment_cleanout_fraction * 100.0
-    message = (
+    duty = (
         "Remove sediment from sediment traps and sediment ponds whenever their design "
         f"capacity has been reduced by {percent:.0f}%, and keep every erosion and sediment "
         "control facility operating and maintained at all times."
     )
+    bound = duties_apply(ctx)
+    outcomes, messages = [], []
+    for pid in ids:
+        if bound.get(pid) is True:
+            outcomes.append(Outcome.REQUIRED)
+            messages.append(duty)
+        else:
+            outcome, message = _not_bound(ctx, "SW403", bound.get(pid))
+            outcomes.append(outcome)
+            messages.append(message)
     return make_findings(
         "SW403",
         ctx.crs,
         proposal_id=ids,
         subject_id=ids,
-        outcome=Outcome.REQUIRED,
-        message=message,
+        outcome=outcomes,
+        message=messages,
         measured=float("nan"),
         threshold=percent,
         unit="% of design capacity",
