@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 from pypdf.generic import ContentStream
 from pyproj import CRS, Proj, Transformer
 
-from gis_sw.errors import OutputError
+from gis_sw.errors import InputFileError, OutputError
 from gis_sw.outputs.maps import write_sheets
 from gis_sw.outputs.maps.furniture import grid_convergence_deg
 from gis_sw.outputs.maps.labels import LabelItem, finding_label, place_labels, text_box
@@ -258,3 +258,54 @@ def test_north_arrow_uses_grid_convergence_from_pyproj():
     # Mount Pleasant lies east of the zone's central meridian (74°30' W): true north leans west
     assert angle < 0
     assert abs(abs(angle) - abs(factors.meridian_convergence)) < 0.01
+
+
+def test_local_geotiff_basemap_is_drawn_under_the_map(tmp_path, ruleset):
+    import rasterio
+    from rasterio.transform import from_origin
+
+    tif = tmp_path / "ortho.tif"
+    data = np.zeros((3, 60, 80), dtype="uint8")
+    data[1] = 200  # green
+    with rasterio.open(
+        tif,
+        "w",
+        driver="GTiff",
+        width=80,
+        height=60,
+        count=3,
+        dtype="uint8",
+        crs="EPSG:2260",
+        transform=from_origin(X0 - 100, Y0 + 500, 10, 10),
+    ) as dst:
+        dst.write(data)
+    paths = write_sheets(
+        tmp_path / "out",
+        layers=town(),
+        proposals=proposals(),
+        findings=findings(ruleset),
+        ruleset=ruleset,
+        formats=("pdf",),
+        proposal_ids=["P-1"],
+        basemap=tif,
+    )
+    page = pypdf.PdfReader(paths[0]).pages[0]
+    images = list(page.images)
+    assert len(images) == 1
+    assert images[0].image.size[0] >= 1000  # resampled for print, not 80 px wide
+
+
+def test_unreadable_basemap_names_the_file(tmp_path, ruleset):
+    bad = tmp_path / "not-a-tiff.tif"
+    bad.write_text("hello")
+    with pytest.raises(InputFileError, match=r"not-a-tiff\.tif"):
+        write_sheets(
+            tmp_path / "out",
+            layers=town(),
+            proposals=proposals(),
+            findings=findings(ruleset),
+            ruleset=ruleset,
+            formats=("pdf",),
+            proposal_ids=["P-1"],
+            basemap=bad,
+        )

@@ -62,6 +62,8 @@ def polygon_paths(geoms: Sequence[Any] | np.ndarray) -> tuple[list[Path], np.nda
     polys, index = polygon_parts(geoms)
     if len(polys) == 0:
         return [], index
+    # exterior counter-clockwise, holes clockwise: matplotlib fills by the non-zero rule
+    polys = shapely.orient_polygons(polys)
     rings, ring_poly = shapely.get_rings(polys, return_index=True)
     coords, coord_ring = shapely.get_coordinates(rings, return_index=True)
     codes = np.full(len(coords), Path.LINETO, dtype=Path.code_type)
