@@ -204,7 +204,7 @@ def test_land_development(
 def test_land_development_message(ruleset: Ruleset) -> None:
     found = row(permits.check_land_development(context(ruleset, [box(1000, 0, 1435.6, 100)])))
     assert found["message"].startswith(
-        "Disturbance of 1.00 acres (43,560 sq ft) reaches the 1 acre threshold: this is a land "
+        "Disturbance of 43,560 sq ft (1.00 acres) reaches the 1 acre threshold: this is a land "
         "development activity"
     )
 

@@ -298,7 +298,7 @@ def check_land_development(ctx: CheckContext) -> gpd.GeoDataFrame:
     rows: dict[str, list[Any]] = {k: [] for k in ("pid", "out", "msg")}
     for pid in ctx.proposals.ids:
         area = _area(ctx)[pid]
-        figure = f"Disturbance of {fmt_acres(area)} acres ({fmt_sqft(area)} sq ft)"
+        figure = f"Disturbance of {fmt_sqft(area)} sq ft ({fmt_acres(area)} acres)"
         acre = f"{_limit(params.land_development_acres)} acre"
         need = (
             "a land development activity: a stormwater pollution prevention plan (SWPPP) and "
