@@ -380,7 +380,8 @@ def check_five_acre_limit(ctx: CheckContext) -> gpd.GeoDataFrame:
             if total_ok:
                 outcome = Outcome.PASS
                 msg = (
-                    f"Whole disturbance {acres:.2f} acres is not more than {limit_acres:.2f} "
+                    f"Whole disturbance {acres:.2f} acres ({total_sqft:,.0f} sq ft) is not more "
+                    f"than {limit_acres:.2f} "
                     "acres, so no phasing can exceed the limit (the plan gives no dates)."
                 )
             else:
@@ -408,7 +409,7 @@ def check_five_acre_limit(ctx: CheckContext) -> gpd.GeoDataFrame:
         )
         acres = peak.acres
         over = round(peak.area_sqft, AREA_DECIMALS) > limit_sqft
-        head = f"Peak disturbed area {acres:.2f} acres {where}"
+        head = f"Peak disturbed area {acres:.2f} acres ({peak.area_sqft:,.0f} sq ft) {where}"
         if over and approved:
             outcome = Outcome.REVIEW
             msg = (
