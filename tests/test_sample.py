@@ -460,11 +460,15 @@ def test_cli_writes_a_small_town_and_refuses_to_overwrite(tmp_path: Path) -> Non
     assert "--overwrite" in again.output
 
 
-def test_cli_parquet_format(tmp_path: Path) -> None:
+def test_cli_parquet_format_reads_back(tmp_path: Path, ruleset: object) -> None:
     result = CliRunner().invoke(
         cli, ["sample", "--out", str(tmp_path), "--parcels", "60", "--format", "parquet"]
     )
     assert result.exit_code == 0, result.output
-    parcels = pd.read_parquet(tmp_path / "parcels.parquet")
-    assert len(parcels) == 60
     assert 'path = "zoning.parquet"' in (tmp_path / "layers.toml").read_text()
+    from gis_sw.layers.read import read_layers
+
+    layers = read_layers(tmp_path / "layers.toml", ruleset=ruleset)  # type: ignore[arg-type]
+    assert len(layers.vectors["parcels"]) == 60
+    assert set(LAYER_NAMES) <= set(layers.vectors)
+    assert set(layers.rasters) == set(RASTER_FILES)

@@ -63,8 +63,12 @@ CASE_LOTS: dict[str, str] = {
 }
 """Parcel each named sample case stands on (all in the first cycle of bands)."""
 
+TRACT_CASES = ("P06", "P07", "P08")
+"""Cases on whole-block tracts: farm and estate always have their house, the commercial
+tract never has a building."""
+
 FIXED_LOTS: dict[str, tuple[bool, bool | None]] = {
-    **dict.fromkeys(CASE_LOTS.values(), (True, False)),
+    **dict.fromkeys((v for k, v in CASE_LOTS.items() if k not in TRACT_CASES), (True, False)),
     CASE_LOTS["P13"]: (True, True),
     CASE_LOTS["P15"]: (False, None),
     CASE_LOTS["P16"]: (True, None),
@@ -182,6 +186,7 @@ def _place_houses(lots: pd.DataFrame, seed: int) -> pd.DataFrame:
         width[is_tract], depth[is_tract], setback[is_tract] = w, d, s
     centre = (lots["x0"].to_numpy() + lots["x1"].to_numpy()) / 2 + rng.uniform(-8.0, 8.0, n)
     built = rng.random(n) >= VACANT_FRACTION
+    built |= np.isin(kind, list(TRACT_HOUSES))
     built &= kind != "commercial_tract"
     draw = rng.random(n)
     basement = np.where(

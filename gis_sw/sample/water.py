@@ -141,10 +141,10 @@ def water_layers(layout: Layout, streams: Streams, seed: int) -> dict[str, pd.Da
         # ponds: a farm pond in the farm tract of the next band, one beside the stream
         if layout.columns > 2:
             bx0 = float(layout.block_x0(layout.columns - 1))
-            pond_xy = (bx0 + 700.0, float(streams.mid_y[i]) + 110.0)
+            pond_xy = (bx0 + 700.0, float(streams.mid_y[i]) + 75.0)
             water_ids.append(f"P{i + 1}-1")
             water_names.append(f"Mill Pond {i + 1}")
-            water_geoms.append(shapely.Point(pond_xy).buffer(35.0, quad_segs=8))
+            water_geoms.append(shapely.Point(pond_xy).buffer(30.0, quad_segs=8))
         farm = layout.bands[layout.bands["band"] == band + 1]
         if len(farm):
             fx0 = float(layout.block_x0(0))
