@@ -191,6 +191,28 @@ def test_dem_slopes_towards_the_stream_and_groundwater_is_shallow_there(town: Sa
     assert str(dem.mode) == "elevation"
 
 
+def test_a_bigger_town_repeats_the_bands_with_a_brook_each_time() -> None:
+    big = build_town(parcels=2_000, seed=11)
+    layout = big.layout
+    streams = len(big.streams.mid_y)
+    assert layout.columns == 7
+    assert streams == 2  # 803 parcels a cycle: the third stops before its brook
+    water_ids = set(big.vectors["water_bodies"]["water_id"])
+    assert {"S1", "S2"} <= water_ids
+    assert len(big.vectors["wetlands"]) == 2 * layout.columns * streams
+    zones = big.vectors["zoning"].geometry.values
+    extent = shapely.box(layout.x_min, layout.y_min, layout.x_max, layout.y_max)
+    assert abs(shapely.area(zones).sum() - extent.area) < 1.0
+    assert shapely.symmetric_difference(shapely.union_all(zones), extent).area < 1.0
+    # ground rises from each brook towards the ridge half-way to the next
+    dem = big.rasters["dem"]
+    x = np.full(3, (layout.x_min + layout.x_max) / 2)
+    mid = big.streams.mid_y
+    between = dem.sample_xy(x, np.array([mid[0] + 30.0, (mid[0] + mid[1]) / 2, mid[1] - 30.0]))
+    assert between[1] > between[0] + 40.0
+    assert between[1] > between[2] + 40.0
+
+
 # -- the named cases ------------------------------------------------------------------------
 
 
