@@ -257,14 +257,20 @@ def test_bad_requests_raise(ruleset: Ruleset) -> None:
         siting_polygons(lot_layers(), ruleset, device_class="boat")
 
 
+TOWN_ORIGIN = (683_000.0, 826_000.0)  # inside Mount Pleasant, in EPSG:2260 feet
+
+
 def _write_town(folder: Path) -> Path:
     """The hand-built lot as a GeoPackage with GeoTIFFs beside it, as a town would send it."""
     layers = lot_layers()
     gpkg = folder / "town.gpkg"
     for kind, layer in layers.vectors.items():
-        layer.to_file(gpkg, layer=kind, driver="GPKG")
+        moved = layer.set_geometry(layer.geometry.translate(*TOWN_ORIGIN))
+        moved.to_file(gpkg, layer=kind, driver="GPKG")
     zoning = frame([{"zone": "R-20", "geometry": box(-1000, -1000, 1000, 1000)}])
-    zoning.to_file(gpkg, layer="zoning", driver="GPKG")
+    zoning.set_geometry(zoning.geometry.translate(*TOWN_ORIGIN)).to_file(
+        gpkg, layer="zoning", driver="GPKG"
+    )
     for kind, grid_layer in layers.rasters.items():
         with rasterio.open(
             folder / f"{kind}.tif",
@@ -275,7 +281,7 @@ def _write_town(folder: Path) -> Path:
             count=1,
             dtype="float64",
             crs=CRS,
-            transform=grid_layer.transform,
+            transform=Affine.translation(*TOWN_ORIGIN) @ grid_layer.transform,
         ) as dst:
             dst.write(grid_layer.values, 1)
             dst.update_tags(GIS_SW_MODE=str(grid_layer.mode))
@@ -304,7 +310,10 @@ def test_cli_writes_geojson_and_geopackage(tmp_path: Path, ruleset: Ruleset) -> 
     )
     to_feet = pyproj.Transformer.from_crs("EPSG:4326", CRS, always_xy=True)
     x, y = to_feet.transform(lonlat[:, 0], lonlat[:, 1])
-    assert (x.min(), y.min(), x.max(), y.max()) == pytest.approx((10, 10, 290, 90), abs=0.05)
+    x0, y0 = TOWN_ORIGIN
+    assert (x.min() - x0, y.min() - y0, x.max() - x0, y.max() - y0) == pytest.approx(
+        (10, 10, 290, 90), abs=0.05
+    )
     again = CliRunner().invoke(cli, args)
     assert again.exit_code == 2
     assert "already exists" in again.stderr
