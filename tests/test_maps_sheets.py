@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -157,6 +158,9 @@ def test_north_arrow_scale_bar_legend_and_title_block(sheets):
         "Screening result, not a permit decision",
     ):
         assert expected in text, expected
+    # the parcels and zones the proposal's disturbance and devices touch, and only those
+    assert re.search(r"^Parcels: 1-2$", text, re.MULTILINE)
+    assert re.search(r"^Zones: R-10$", text, re.MULTILINE)
 
 
 def test_every_failing_finding_has_a_label(sheets):

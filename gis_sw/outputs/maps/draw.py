@@ -16,6 +16,7 @@ import numpy as np
 import shapely
 from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection, PathCollection
+from matplotlib.colors import to_rgba
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.path import Path
@@ -123,9 +124,11 @@ def add_polygons(
     paths, index = polygon_paths(geoms)
     if not paths:
         return None
-    face: Any = style.facecolor
+    # the fill's opacity goes into its colour so outlines stay solid
+    alpha = style.alpha if style.facecolor != "none" else 1.0
+    face: Any = to_rgba(style.facecolor, alpha) if style.facecolor != "none" else "none"
     if facecolors is not None:
-        face = [facecolors[i] for i in index]
+        face = [to_rgba(facecolors[i], alpha) for i in index]
     collection = PathCollection(
         paths,
         facecolors=face,
@@ -133,7 +136,6 @@ def add_polygons(
         linewidths=style.linewidth,
         linestyles=linestyle if linestyle is not None else style.linestyle,
         hatch=(style.hatch or None) if hatch is None else (hatch or None),
-        alpha=style.alpha if style.facecolor != "none" else None,
         zorder=style.zorder,
     )
     if style.hatch or hatch:
@@ -209,13 +211,12 @@ def legend_handle(style: LayerStyle, *, kind: str, label: str | None = None, **e
             linestyle=extra.get("linestyle", style.linestyle),
             label=text,
         )
-    face = style.facecolor
+    face: Any = to_rgba(style.facecolor, style.alpha) if style.facecolor != "none" else "none"
     return Patch(
         facecolor=face,
         edgecolor=style.edgecolor,
         linewidth=max(style.linewidth, 0.5),
         linestyle=extra.get("linestyle", style.linestyle),
         hatch=extra.get("hatch", style.hatch) or None,
-        alpha=style.alpha if face != "none" else None,
         label=text,
     )

@@ -414,7 +414,10 @@ def _write_proposal(
     for paths in targets.values():
         for path in paths:
             check_writable(path, overwrite=overwrite)
-    parcels, zones = _facts(geom, layers, ruleset)
+    core = shapely.union_all(
+        np.asarray([*site.disturbance.geometry, *site.devices.geometry], dtype=object)
+    )
+    parcels, zones = _facts(geom if shapely.is_empty(core) else core, layers, ruleset)
     items, unplaced = finding_items(site.findings)
     views = plan.views
     seen = {
