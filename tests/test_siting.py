@@ -223,6 +223,23 @@ def test_tiny_lot_has_no_place(ruleset: Ruleset) -> None:
     row = siting_polygons(layers, ruleset).iloc[0]
     assert row["outcome"] == "fail"
     assert row["area_sqft"] == 0
+    assert "no point of the lot is 10 ft from every lot line" in row["reason"]
+
+
+def test_fail_names_what_covers_the_lot(ruleset: Ruleset) -> None:
+    vectors = {
+        "parcels": frame([{"parcel_id": "T", "geometry": box(0, 0, 60, 60)}]),
+        "buildings": frame(
+            [{"building_id": "B", "habitable_basement": True, "geometry": box(22, 22, 38, 38)}]
+        ),
+        "septic_fields": frame([{"septic_id": "S", "geometry": box(500, 500, 510, 510)}]),
+    }
+    row = siting_polygons(make_layerset(CRS, vectors), ruleset).iloc[0]
+    assert row["outcome"] == "fail"
+    assert row["reason"].startswith(
+        "no place on the parcel meets every setback: inside its 10-ft lot-line setback the "
+        "rest is within 20 ft of a habitable basement, a building footprint"
+    )
 
 
 def test_every_parcel_in_one_pass_matches_one_at_a_time(ruleset: Ruleset) -> None:

@@ -338,6 +338,7 @@ def siting_polygons(
     bounds = (minx, miny, maxx, maxy)
     notes: list[Note] = []
     parts: list[np.ndarray] = []
+    labels: list[str] = []  # what each entry of parts is, for the reasons of a fail
 
     buildings = layers.get("buildings")
     if buildings is None:
@@ -354,6 +355,10 @@ def siting_polygons(
         counts = buildings["habitable_basement"].fillna(value=True).astype(bool).to_numpy()[near]
         zones = _buffer(footprints[counts], params.habitable_basement_ft, quad_segs)
         parts += [zones, footprints]
+        labels += [
+            f"within {params.habitable_basement_ft:g} ft of a habitable basement",
+            "a building footprint",
+        ]
         if unknown.any():
             notes.append(
                 Note(
@@ -378,6 +383,9 @@ def siting_polygons(
                 geoms = layer.geometry.to_numpy()
                 geoms = geoms[_near(geoms, lots, params.vehicle_traffic_ft)]
                 parts.append(_buffer(geoms, params.vehicle_traffic_ft, quad_segs))
+                labels.append(
+                    f"within {params.vehicle_traffic_ft:g} ft of {kind.replace('_', ' ')}"
+                )
 
     septic = layers.get("septic_fields")
     if septic is None:
@@ -392,6 +400,7 @@ def siting_polygons(
             quad_segs=quad_segs,
         )
         parts.append(septic_parts)
+        labels.append(f"up-gradient within {params.septic_upgradient_ft:g} ft of a septic field")
         notes += septic_notes
 
     if depth_ft is None:
@@ -416,6 +425,7 @@ def siting_polygons(
                 bounds=bounds,
             )
             parts.append(vertical)
+            labels.append(f"less than {minimum:g} ft above {kind.replace('_', ' ')}")
             notes += vertical_notes
 
     inner = np.asarray(
@@ -432,12 +442,15 @@ def siting_polygons(
     outcome = np.where(
         has_room, np.where(flagged, "review", "pass"), np.where(removed, "review", "fail")
     )
+    blocking = _blocking(
+        inner, parts, labels, np.flatnonzero(~has_room), setback_ft=params.property_line_ft
+    )
     reason = [
         (text or "every setback applied")
         if ok
-        else "no place on the parcel meets every setback that could be screened"
+        else f"no place on the parcel meets every setback: {blocking[i]}"
         + (f" ({text})" if text else "")
-        for ok, text in zip(has_room, texts, strict=True)
+        for i, (ok, text) in enumerate(zip(has_room, texts, strict=True))
     ]
     return gpd.GeoDataFrame(
         {
@@ -451,6 +464,37 @@ def siting_polygons(
         geometry=gpd.GeoSeries(allowed, crs=crs),
         crs=crs,
     )
+
+
+def _blocking(
+    inner: np.ndarray,
+    parts: list[np.ndarray],
+    labels: list[str],
+    rows: np.ndarray,
+    *,
+    setback_ft: float,
+) -> dict[int, str]:
+    """For the parcels ``rows`` left with no place: what covers the rest of them."""
+    out: dict[int, str] = {}
+    if len(rows) == 0:
+        return out
+    empty = shapely.is_empty(inner[rows])
+    for i in rows[empty]:
+        out[int(i)] = f"no point of the lot is {setback_ft:g} ft from every lot line"
+    rest = rows[~empty]
+    found: dict[int, list[str]] = {int(i): [] for i in rest}
+    for part, label in zip(parts, labels, strict=True):
+        if len(rest) == 0 or len(part) == 0:
+            continue
+        hit = np.unique(shapely.STRtree(part).query(inner[rest], predicate="intersects")[0])
+        for k in hit:
+            if label not in found[int(rest[k])]:
+                found[int(rest[k])].append(label)
+    for i, names in found.items():
+        out[i] = f"inside its {setback_ft:g}-ft lot-line setback the rest is " + (
+            ", ".join(names) if names else "too thin to hold a device"
+        )
+    return out
 
 
 def _subtract(inner: np.ndarray, parts: list[np.ndarray]) -> np.ndarray:
