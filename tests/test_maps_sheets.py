@@ -98,7 +98,7 @@ def test_largest_engineering_scale_that_fits(proposal, scale, sheets):
 
 def test_scale_choice_boundaries():
     sheet = SHEETS["ansi_b"]
-    frame_w = sheet.frame_in[2]  # 12.2 in (the frame is 10 in high)
+    frame_w = sheet.frame_in[2]  # 12.05 in (the frame is 10 in high)
     width_at_40 = frame_w * 40 - 50  # site plus 25 ft each side fills the frame exactly
     assert choose_scale((0, 0, width_at_40, 100), sheet) == 40
     assert choose_scale((0, 0, width_at_40 + 0.01, 100), sheet) == 50

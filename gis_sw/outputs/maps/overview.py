@@ -108,7 +108,7 @@ def write_overview(
             pad = max(maxx - minx, maxy - miny) * 0.02
             ax.set_xlim(minx - pad, maxx + pad)
             ax.set_ylim(miny - pad, maxy + pad)
-            ax.set_aspect("equal", adjustable="datalim")
+            ax.set_aspect("equal", adjustable="box", anchor="NW")
             convergence = grid_convergence_deg(
                 parcels_with_result.crs or ruleset.working_crs, (minx + maxx) / 2, (miny + maxy) / 2
             )
