@@ -53,9 +53,9 @@ def _ruleset_from(payload: tuple[str, str]) -> Ruleset:
     return parse_ruleset(json.loads(text), source=source)
 
 
-def screen_chunk_task(chunk: Chunk, payload: tuple[str, str]) -> pd.DataFrame:
+def screen_chunk_task(chunk: Chunk, payload: tuple[str, str], quick: bool) -> pd.DataFrame:
     """What a Dask worker runs for one chunk."""
-    return screen_chunk(chunk, _ruleset_from(payload))
+    return screen_chunk(chunk, _ruleset_from(payload), quick=quick)
 
 
 def run_on_dask(
@@ -92,7 +92,9 @@ def run_on_dask(
 
         def submit() -> Any:
             chunk_id = queue.pop()
-            future = client.submit(screen_chunk_task, source.chunk(chunk_id), payload, pure=False)
+            future = client.submit(
+                screen_chunk_task, source.chunk(chunk_id), payload, options.quick, pure=False
+            )
             futures[future] = chunk_id
             return future
 

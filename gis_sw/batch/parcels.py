@@ -134,7 +134,9 @@ def _series(geoms: GeomArray) -> gpd.GeoSeries:
     return gpd.GeoSeries(geoms, index=pd.RangeIndex(len(geoms)))
 
 
-def _area_inside(parcels: GeomArray, features: GeomArray) -> tuple[FloatArray, GeomArray]:
+def _area_inside(
+    parcels: GeomArray, features: GeomArray, *, pieces: bool = True
+) -> tuple[FloatArray, GeomArray]:
     """Area of each parcel inside the union of ``features`` (overlaps counted once), and
     that part of the parcel (``None`` where there is none)."""
     area = np.zeros(len(parcels), dtype=np.float64)
@@ -142,11 +144,12 @@ def _area_inside(parcels: GeomArray, features: GeomArray) -> tuple[FloatArray, G
     if len(features) == 0:
         return area, piece
     parts = area_by_key(
-        _series(parcels), gpd.GeoDataFrame(geometry=features), None, keep_geometry=True
+        _series(parcels), gpd.GeoDataFrame(geometry=features), None, keep_geometry=pieces
     )
     at = parts["subject"].to_numpy(dtype=np.int64)
     area[at] = parts["area_sqft"].to_numpy()
-    piece[at] = parts["geometry"].to_numpy()
+    if pieces:
+        piece[at] = parts["geometry"].to_numpy()
     return area, piece
 
 
@@ -240,8 +243,11 @@ def _siting(parcels: GeomArray, chunk: Chunk, ruleset: Ruleset) -> tuple[FloatAr
     return free_area(inner, roof_blocked), free_area(inner, vehicle_blocked)
 
 
-def screen_chunk(chunk: Chunk, ruleset: Ruleset) -> pd.DataFrame:
+def screen_chunk(chunk: Chunk, ruleset: Ruleset, *, quick: bool = False) -> pd.DataFrame:
     """Screen the parcels of one chunk.
+
+    With ``quick``, only the zones, threshold, resource areas and nearby counts are
+    computed; the wetland adjacent area, constrained share and siting areas are NaN.
 
     Returns
     -------
@@ -286,26 +292,33 @@ def screen_chunk(chunk: Chunk, ruleset: Ruleset) -> pd.DataFrame:
         layer = ctx.get(kind)
         if layer is None:
             return np.full(n, np.nan)
-        area, piece = _area_inside(geoms, _geoms(layer) if features is None else features)
+        area, piece = _area_inside(
+            geoms, _geoms(layer) if features is None else features, pieces=not quick
+        )
         pieces.append(piece)
         return area
 
-    wetlands = ctx.get("wetlands")
-    wetland_buffers = _buffer(
-        _geoms(wetlands), ruleset.resources.wetland_adjacent_area_ft, grow=False
-    )
     out["wetland_sqft"] = layer_area("wetlands")
     pieces.clear()  # the wetland itself lies inside its adjacent area
-    out["wetland_adjacent_sqft"] = np.maximum(
-        layer_area("wetlands", wetland_buffers) - out["wetland_sqft"].to_numpy(), 0.0
-    )
+    if quick:
+        out["wetland_adjacent_sqft"] = np.nan
+    else:
+        wetland_buffers = _buffer(
+            _geoms(ctx.get("wetlands")), ruleset.resources.wetland_adjacent_area_ft, grow=False
+        )
+        out["wetland_adjacent_sqft"] = np.maximum(
+            layer_area("wetlands", wetland_buffers) - out["wetland_sqft"].to_numpy(), 0.0
+        )
     out["water_body_sqft"] = layer_area("water_bodies")
     out["floodplain_sqft"] = layer_area("floodplain")
-    # the constrained part: union of the pieces already cut, no new intersections
-    constrained: GeomArray = np.full(n, None, dtype=object)
-    for piece in pieces:
-        constrained = merge_pieces(constrained, piece)
-    out["constrained_sqft"] = np.nan_to_num(shapely.area(constrained).astype(np.float64))
+    if quick:
+        out["constrained_sqft"] = np.nan
+    else:
+        # the constrained part: union of the pieces already cut, no new intersections
+        constrained: GeomArray = np.full(n, None, dtype=object)
+        for piece in pieces:
+            constrained = merge_pieces(constrained, piece)
+        out["constrained_sqft"] = np.nan_to_num(shapely.area(constrained).astype(np.float64))
     area = out["area_sqft"].to_numpy()
     with np.errstate(invalid="ignore", divide="ignore"):
         fraction = np.where(area > 0, out["constrained_sqft"].to_numpy() / area, np.nan)
@@ -319,7 +332,12 @@ def screen_chunk(chunk: Chunk, ruleset: Ruleset) -> pd.DataFrame:
         else:
             counts = count_within(geoms, _geoms(layer), _keys(layer), distance_ft=near_ft)
             out[column] = pd.array(counts, dtype="Int64")
-    roof, vehicle = _siting(geoms, chunk, ruleset)
+    if quick:
+        roof = vehicle = np.full(n, np.nan)
+        for row_notes in notes:
+            row_notes.append("quick run: no siting, adjacent area or constrained share")
+    else:
+        roof, vehicle = _siting(geoms, chunk, ruleset)
     out["roof_siting_sqft"] = roof
     out["vehicle_siting_sqft"] = vehicle
     area_columns = [

@@ -56,12 +56,16 @@ class RunOptions:
     scheduler
         Address of a running Dask scheduler (``tcp://host:8786``); None starts a local
         in-process cluster.
+    quick
+        Only zones, threshold, resource areas and nearby counts (see
+        :func:`gis_sw.batch.parcels.screen_chunk`).
     """
 
     chunk_size: int = DEFAULT_CHUNK_SIZE
     workers: int = 2
     engine: Engine = Engine.LOCAL
     scheduler: str | None = None
+    quick: bool = False
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -141,7 +145,7 @@ def screen_layers(
 
         run_on_dask(source, todo, ruleset, finish, options=options)
     else:
-        _run_threads(source, todo, ruleset, finish, workers=options.workers)
+        _run_threads(source, todo, ruleset, finish, workers=options.workers, quick=options.quick)
     if store is not None:
         rows = store.read_all(plan.n_chunks)
     elif kept:
@@ -159,9 +163,10 @@ def _run_threads(
     finish: Callable[[int, pd.DataFrame], None],
     *,
     workers: int,
+    quick: bool = False,
 ) -> None:
     def task(chunk_id: int) -> pd.DataFrame:
-        return screen_chunk(source.chunk(chunk_id), ruleset)
+        return screen_chunk(source.chunk(chunk_id), ruleset, quick=quick)
 
     if workers <= 1:
         for chunk_id in todo:
@@ -181,7 +186,12 @@ def _run_threads(
 
 
 def manifest_for(
-    layers: LayerSet, ruleset: Ruleset, plan: ChunkPlan, *, proposals: str | None
+    layers: LayerSet,
+    ruleset: Ruleset,
+    plan: ChunkPlan,
+    *,
+    proposals: str | None,
+    quick: bool = False,
 ) -> dict[str, object]:
     """What identifies a run, for :class:`PartStore` (a resume must match it)."""
     return {
@@ -191,6 +201,7 @@ def manifest_for(
         "ruleset_source": ruleset.source,
         "proposals": proposals,
         "chunk_size": plan.chunk_size,
+        "quick": quick,
         "halo_ft": plan.halo_ft,
         "parcels": len(plan.order),
         "chunks": list(plan.fingerprints),
@@ -221,7 +232,9 @@ def run_chunks_to_store(
         on_plan(plan)
     store = PartStore.in_output(out_dir)
     done = store.start(
-        manifest_for(layers, ruleset, plan, proposals=proposals), resume=resume, overwrite=overwrite
+        manifest_for(layers, ruleset, plan, proposals=proposals, quick=options.quick),
+        resume=resume,
+        overwrite=overwrite,
     )
     log.info(
         "%d parcels in %d chunks of %d (%d already done)",

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from gis_sw.batch.run import DEFAULT_CHUNK_SIZE, ChunkPlan, Engine, RunOptions, run_chunks_to_store
-from gis_sw.batch.write import write_batch_outputs
+from gis_sw.batch.write import parcels_frame, write_batch_outputs, write_overview_map
 from gis_sw.errors import OutputError
 
 log = logging.getLogger(__name__)
@@ -60,6 +60,12 @@ log = logging.getLogger(__name__)
 @click.option("--overwrite", is_flag=True, help="Replace outputs (and parts) of an earlier run.")
 @click.option("--no-gpkg", is_flag=True, help="Skip parcels.gpkg (GeoParquet only; faster).")
 @click.option("--no-map", is_flag=True, help="Skip the overview map.")
+@click.option(
+    "--quick",
+    is_flag=True,
+    help="Only zones, threshold, resource areas and nearby counts (no siting areas, "
+    "wetland adjacent area or constrained share).",
+)
 def command(  # noqa: PLR0917  # click passes every option by keyword
     layers_source: Path,
     out_dir: Path,
@@ -73,6 +79,7 @@ def command(  # noqa: PLR0917  # click passes every option by keyword
     overwrite: bool,
     no_gpkg: bool,
     no_map: bool,
+    quick: bool,
 ) -> None:
     """Screen every parcel of a town: zones, permit threshold, resources, siting room.
 
@@ -108,7 +115,11 @@ def command(  # noqa: PLR0917  # click passes every option by keyword
         proposals = read_proposals(proposals_path, ruleset=ruleset, crs=layers.crs)
     stage("read")
     options = RunOptions(
-        chunk_size=chunk_size, workers=workers, engine=Engine(engine), scheduler=scheduler
+        chunk_size=chunk_size,
+        workers=workers,
+        engine=Engine(engine),
+        scheduler=scheduler,
+        quick=quick,
     )
     bar = None
 
@@ -157,9 +168,19 @@ def command(  # noqa: PLR0917  # click passes every option by keyword
         disturbance=disturbance,
         overwrite=True,
         formats=formats,
-        overview=not no_map,
+        overview=False,
     )
     stage("write")
+    if not no_map:
+        path = write_overview_map(
+            out_dir / "overview.png",
+            parcels_frame(result, ruleset.working_crs),
+            ruleset=ruleset,
+            overwrite=True,
+        )
+        if path is not None:
+            written["overview.png"] = path
+        stage("map")
     elapsed = time.perf_counter() - started
     n = len(result.rows)
     rate = n / max(elapsed, 1e-9)
