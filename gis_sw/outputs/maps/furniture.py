@@ -87,8 +87,9 @@ def draw_north_arrow(
     ax.add_patch(Polygon([tip, right_barb, notch], closed=True, fc="white", ec="black", lw=0.8))
     ax.text(0.85 * ux, 0.85 * uy, "N", ha="center", va="center", fontsize=11, fontweight="bold")
     if abs(convergence_deg) >= 0.01:
-        ax.plot([0, 0], [-0.55, 0.7], color="#555555", lw=0.6, ls=(0, (2, 1.5)))
-        ax.text(0.0, 0.78, "GN", ha="center", va="bottom", fontsize=5.5, color="#555555")
+        ax.plot([0.75, 0.75], [-0.6, 0.55], color="#555555", lw=0.7)
+        ax.plot([0.75], [0.55], marker="^", ms=3, color="#555555")
+        ax.text(0.75, 0.68, "GN", ha="center", va="bottom", fontsize=5.5, color="#555555")
     return ax
 
 

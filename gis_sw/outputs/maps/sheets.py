@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import math
 import re
 import textwrap
 from collections.abc import Sequence
@@ -183,6 +184,8 @@ class _Page:
         if self.view.label == "key":
             self._draw_tiles(ax)
         else:
+            if self.plan.is_book:
+                self._match_lines(ax)
             items, _ = finding_items(self.site.findings)
             devices = in_view(self.site.devices, bounds)
             if devices is not None:
@@ -190,6 +193,45 @@ class _Page:
             place_labels(ax, items, renderer=renderer)
         self._panel(fig, handles)
         return fig
+
+    def _match_lines(self, ax: Any) -> None:
+        """On a map-book sheet, name the sheet that continues past each edge."""
+        x0, y0, x1, y1 = self.view.bounds
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        box = {"fc": "white", "ec": "black", "lw": 0.6, "boxstyle": "round,pad=0.25"}
+        for other in self.plan.views:
+            ox0, oy0, ox1, oy1 = other.bounds
+            text = f"See sheet {other.label}"
+            if math.isclose(ox0, x1) and math.isclose(oy0, y0):
+                ax.text(
+                    x1,
+                    cy,
+                    text + " →",
+                    ha="right",
+                    va="center",
+                    rotation=90,
+                    fontsize=8,
+                    zorder=7,
+                    bbox=box,
+                )
+            elif math.isclose(ox1, x0) and math.isclose(oy0, y0):
+                ax.text(
+                    x0,
+                    cy,
+                    "← " + text,
+                    ha="left",
+                    va="center",
+                    rotation=90,
+                    fontsize=8,
+                    zorder=7,
+                    bbox=box,
+                )
+            elif math.isclose(oy0, y1) and math.isclose(ox0, x0):
+                ax.text(cx, y1, text + " ↑", ha="center", va="top", fontsize=8, zorder=7, bbox=box)
+            elif math.isclose(oy1, y0) and math.isclose(ox0, x0):
+                ax.text(
+                    cx, y0, text + " ↓", ha="center", va="bottom", fontsize=8, zorder=7, bbox=box
+                )
 
     def _draw_tiles(self, ax: Any) -> None:
         for view in self.plan.views:
