@@ -40,6 +40,10 @@ def test_map_command_on_the_lot_line_devices_case(tmp_path):
     assert "SW205 11" not in text
     assert "Scale 1\" = 20'" in text
     assert "Screening result, not a permit decision" in text
+    # the siting polygon of the devices' parcel is drawn and in the legend
+    assert "Permissible device location" in text
+    html = (tmp_path / "webmap.html").read_text(encoding="utf-8")
+    assert '"key":"siting"' in html
     # a second run without --overwrite refuses and leaves the file alone (exit 2)
     before = pdf.read_bytes()
     again = runner.invoke(cli, args)

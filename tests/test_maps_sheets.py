@@ -183,6 +183,12 @@ def test_map_book_when_the_site_is_too_big_for_1_in_50_ft(sheets):
     assert "Key map, page 1 of 7" in first
     assert "Sheet 6" in first
     assert "Scale 1\" = 200'" in first
+    # sheet 5 (bottom middle) names its neighbours at its edges
+    middle = reader.pages[5].extract_text()
+    assert "Sheet 5 of 6" in middle
+    for neighbour in ("See sheet 2", "See sheet 4", "See sheet 6"):
+        assert neighbour in middle
+    assert "See sheet 1" not in middle
     last = reader.pages[-1].extract_text()
     assert "Scale 1\" = 50'" in last
     assert "Sheet 6 of 6" in last
