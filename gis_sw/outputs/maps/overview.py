@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import math
 from pathlib import Path
 
 import geopandas as gpd
 import matplotlib as mpl
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.patches import Patch
+from matplotlib.patches import Patch, Rectangle
 
 from gis_sw.errors import OutputError
 from gis_sw.outputs.atomic import atomic_path
@@ -113,6 +115,7 @@ def write_overview(
                 parcels_with_result.crs or ruleset.working_crs, (minx + maxx) / 2, (miny + maxy) / 2
             )
             draw_north_arrow(fig, 8.55, 6.6, 0.8, convergence)
+            _scale_bar(fig, ax)
         counts = pd.Series(results).value_counts()
         handles = [
             Patch(
@@ -126,7 +129,7 @@ def write_overview(
         fig.legend(
             handles=handles,
             loc="upper left",
-            bbox_to_anchor=(0.77, 0.74),
+            bbox_to_anchor=(0.77, 0.68),
             title="Screening result (parcels)",
             fontsize=8,
             title_fontsize=9,
@@ -147,6 +150,25 @@ def write_overview(
             fig.savefig(tmp, format=fmt, dpi=dpi)
     log.info("overview map %s: %d parcels", target, len(geoms))
     return target
+
+
+def _scale_bar(fig: Figure, ax: Axes) -> None:
+    """A scale bar in feet (a round length near a quarter of the map's width)."""
+    fig.canvas.draw_idle()
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    ax.apply_aspect()
+    box = ax.get_window_extent(renderer)
+    width_in = box.width / fig.dpi
+    x0, x1 = ax.get_xlim()
+    ft_per_in = (x1 - x0) / width_in
+    target_ft = ft_per_in * 1.5
+    exponent = 10 ** math.floor(math.log10(target_ft))
+    length_ft = max(m * exponent for m in (1, 2, 5) if m * exponent <= target_ft)
+    length_in = length_ft / ft_per_in
+    trans = fig.dpi_scale_trans
+    left, bottom = 8.55, 6.2
+    fig.add_artist(Rectangle((left, bottom), length_in, 0.07, transform=trans, fc="black"))
+    fig.text(left, bottom + 0.12, f"0    {length_ft:,.0f} ft", transform=trans, fontsize=8)
 
 
 def result_counts(parcels_with_result: gpd.GeoDataFrame) -> dict[str, int]:
