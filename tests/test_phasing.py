@@ -12,6 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.phasing import (
@@ -394,3 +396,30 @@ def test_sample_7_acre_commercial_case_matches_the_readme(ruleset: Ruleset) -> N
     assert timeline is not None
     assert timeline.days[:3] == (date(2027, 4, 1), date(2027, 8, 1), date(2027, 11, 1))
     assert np.round(timeline.acres, 2).tolist() == [3.0, 5.5, 2.5, 0.0, 1.5, 0.0]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 6),  # x cell
+            st.integers(0, 2),  # y cell
+            st.integers(40, 160),  # side, ft: neighbours overlap above 100
+            st.integers(0, 60),  # start day
+            st.integers(0, 40),  # days open after the start
+        ),
+        min_size=1,
+        max_size=10,
+    )
+)
+def test_sweep_equals_naive_union_on_random_plans(
+    plan: list[tuple[int, int, int, int, int]],
+) -> None:
+    geoms = [shapely.box(x * 100, y * 100, x * 100 + s, y * 100 + s) for x, y, s, _, _ in plan]
+    base = np.datetime64("2026-01-01", "D")
+    starts = [base + a for *_, a, _ in plan]
+    ends = [base + a + n for *_, a, n in plan]
+    fast = disturbance_timeline(geoms, starts, ends)
+    slow = naive_timeline(geoms, starts, ends)
+    assert fast.days == slow.days
+    np.testing.assert_allclose(fast.area_sqft, slow.area_sqft, rtol=0, atol=1e-6)
