@@ -81,3 +81,20 @@ def test_grown_buffer_never_lets_a_closer_point_through(quad_segs: int) -> None:
     plain_ring = shapely.get_coordinates(plain.exterior)
     plain_mids = (plain_ring[:-1] + plain_ring[1:]) / 2
     assert np.hypot(plain_mids[:, 0], plain_mids[:, 1]).min() < radius - 1e-3
+
+
+def test_nearest_to_long_rings_matches_plain_distance() -> None:
+    lake = shapely.Point(0, 0).buffer(500, quad_segs=400)  # 1,600 vertices
+    lake = lake.difference(shapely.Point(100, 0).buffer(50))  # an island (a hole)
+    road = LineString([(x, 700 + (x % 7)) for x in range(-600, 600, 3)])
+    targets = np.array([lake, road, Point(2000, 0)], dtype=object)
+    sources = np.array(
+        [Point(0, 0), Point(100, 0), Point(0, 650), Point(600, 0), box(-10, 495, 10, 520)],
+        dtype=object,
+    )
+    idx, dist = nearest(sources, targets)
+    plain = shapely.distance(sources[:, None], targets[None, :])
+    assert idx.tolist() == plain.argmin(axis=1).tolist()
+    assert dist == pytest.approx(plain.min(axis=1), abs=1e-9)
+    assert dist[0] == 0.0  # inside the lake
+    assert dist[1] == pytest.approx(50.0, abs=0.1)  # on the island, ~50 ft from its shore

@@ -92,8 +92,62 @@ def nearest_within(
     return index, dist
 
 
+CHUNK_VERTICES = 16
+"""Long rings and lines are cut into pieces of this many vertices before a nearest search."""
+
+
+def _pieces(targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Boundaries (polygons) and lines cut into short linestrings, with their target index.
+
+    The distance from a geometry outside a polygon to the polygon is its distance to the
+    polygon's boundary, so the nearest piece gives the exact distance; short pieces keep
+    the tree's exact distance computations cheap (a 3,000-vertex lake otherwise costs a
+    full ring scan for every candidate).
+    """
+    parts, owner = shapely.get_parts(targets, return_index=True)
+    polygonal = np.isin(shapely.get_type_id(parts), [3])
+    edges = parts.copy()
+    edges[polygonal] = shapely.boundary(parts[polygonal])
+    lines, line_owner = shapely.get_parts(edges, return_index=True)
+    owner = owner[line_owner]
+    is_line = shapely.get_type_id(lines) == 1
+    points, point_owner = lines[~is_line], owner[~is_line]
+    lines, owner = lines[is_line], owner[is_line]
+    coords, line_idx = shapely.get_coordinates(lines, return_index=True)
+    if len(coords) == 0:
+        return points, point_owner
+    counts = np.bincount(line_idx, minlength=len(lines))
+    starts = np.cumsum(counts) - counts
+    pos = np.arange(len(coords)) - starts[line_idx]
+    chunk = pos // CHUNK_VERTICES
+    # a vertex that starts a chunk also ends the previous one
+    again = (pos % CHUNK_VERTICES == 0) & (pos > 0)
+    all_coords = np.concatenate([coords, coords[again]])
+    all_line = np.concatenate([line_idx, line_idx[again]])
+    all_chunk = np.concatenate([chunk, chunk[again] - 1])
+    all_pos = np.concatenate([pos, pos[again]])
+    order = np.lexsort((all_pos, all_chunk, all_line))
+    all_coords, all_line, all_chunk = all_coords[order], all_line[order], all_chunk[order]
+    key = all_line.astype("int64") * (int(all_chunk.max()) + 1) + all_chunk
+    first = np.r_[True, key[1:] != key[:-1]]
+    piece_id = np.cumsum(first) - 1
+    sizes = np.bincount(piece_id)
+    keep = sizes[piece_id] >= 2
+    piece_line = all_line[first]
+    valid = sizes >= 2
+    remap = np.cumsum(valid) - 1
+    pieces = shapely.linestrings(all_coords[keep], indices=remap[piece_id[keep]])
+    return (
+        np.concatenate([np.asarray(pieces, dtype=object), points]),
+        np.concatenate([owner[piece_line[valid]], point_owner]),
+    )
+
+
 def nearest(sources: object, targets: object) -> tuple[np.ndarray, np.ndarray]:
-    """Nearest target of each source at any distance (exact; the tree prunes by bounds).
+    """Nearest target of each source at any distance, exact.
+
+    Sources inside or touching a polygon target are at 0.  Otherwise the nearest piece of
+    every target's boundary (cut into short pieces, :func:`_pieces`) gives the distance.
 
     Returns
     -------
@@ -108,11 +162,22 @@ def nearest(sources: object, targets: object) -> tuple[np.ndarray, np.ndarray]:
     valid = ~(shapely.is_missing(src) | shapely.is_empty(src)) if len(src) else np.empty(0, bool)
     if len(src) == 0 or len(tgt) == 0 or not valid.any():
         return index, dist
-    tree = shapely.STRtree(tgt)
-    (s_idx, t_idx), d = tree.query_nearest(src[valid], return_distance=True, all_matches=False)
-    rows = np.flatnonzero(valid)[s_idx]
-    index[rows] = t_idx
-    dist[rows] = d
+    rows = np.flatnonzero(valid)
+    pieces, owner = _pieces(tgt[~(shapely.is_missing(tgt) | shapely.is_empty(tgt))])
+    kept = np.flatnonzero(~(shapely.is_missing(tgt) | shapely.is_empty(tgt)))
+    if len(pieces) == 0:
+        return index, dist
+    (s_idx, p_idx), d = shapely.STRtree(pieces).query_nearest(
+        src[rows], return_distance=True, all_matches=False
+    )
+    index[rows[s_idx]] = kept[owner[p_idx]]
+    dist[rows[s_idx]] = d
+    # inside a polygon: distance 0 to it
+    polygons = np.flatnonzero(np.isin(shapely.get_type_id(tgt), [3, 6]))
+    if len(polygons):
+        s_in, t_in = shapely.STRtree(tgt[polygons]).query(src[rows], predicate="intersects")
+        index[rows[s_in]] = polygons[t_in]
+        dist[rows[s_in]] = 0.0
     return index, dist
 
 

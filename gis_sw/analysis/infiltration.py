@@ -62,6 +62,24 @@ def feature_names(frame: gpd.GeoDataFrame, kind: str) -> np.ndarray:
     )
 
 
+def _nearest_of(ctx: CheckContext, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """Nearest feature of layer ``kind`` to every device (computed once per run)."""
+
+    def compute() -> tuple[np.ndarray, np.ndarray]:
+        layer = ctx.layers.get(kind)
+        geoms = device_frame(ctx).geometry.to_numpy()
+        targets = layer.geometry.to_numpy() if layer is not None else np.empty(0, dtype=object)
+        return nearest(geoms, targets)
+
+    return ctx.memo(f"infiltration.nearest.{kind}", compute)
+
+
+def _rows_of(source: np.ndarray, keep: np.ndarray, i: int) -> np.ndarray:
+    """Positions of device ``i``'s kept pairs (pairs are sorted by source, then distance)."""
+    lo, hi = np.searchsorted(source, [i, i + 1])
+    return lo + np.flatnonzero(keep[lo:hi])
+
+
 class _Rows:
     """Accumulates one finding per device, in device order."""
 
@@ -131,11 +149,11 @@ def check_septic_upgradient(ctx: CheckContext) -> gpd.GeoDataFrame:
     fields = septic.geometry.to_numpy()
     names = feature_names(septic, "septic_fields")
     dem = ctx.layers.raster("dem")
-    near_idx, near_d = nearest(geoms, fields)
+    near_idx, near_d = _nearest_of(ctx, "septic_fields")
     pairs = pairs_within(geoms, fields, limit)
     close = ~meets_minimum(pairs.distance_ft, limit, tol)
     for i in range(len(devs)):
-        mine = np.flatnonzero((pairs.source == i) & close)
+        mine = _rows_of(pairs.source, close, i)
         if len(mine) == 0:
             if near_idx[i] < 0:
                 rows.set(i, Outcome.PASS, f"{rows.name(i)} has no septic field near it")
@@ -280,7 +298,7 @@ def _vehicle_rule(ctx: CheckContext, rule_id: str, limit: float, kinds: tuple[st
     for kind in kinds:
         layer = ctx.layers.get(kind)
         if layer is not None and len(geoms):
-            dist = nearest(geoms, layer.geometry.to_numpy())[1]
+            dist = _nearest_of(ctx, kind)[1]
             nearest_ft = np.fmin(nearest_ft, np.where(np.isnan(dist), np.inf, dist))
     for i, flag in enumerate(flags):
         name = rows.name(i)
@@ -467,7 +485,7 @@ def check_habitable_basement(ctx: CheckContext) -> gpd.GeoDataFrame:
     _, basement_ft = nearest(geoms, footprints[with_basement])
     for i in range(len(geoms)):
         name = rows.name(i)
-        mine = np.flatnonzero((pairs.source == i) & close)  # nearest first
+        mine = _rows_of(pairs.source, close, i)  # nearest first
         hit = [k for k in mine if basement[pairs.target[k]] is True]
         unknown = [k for k in mine if basement[pairs.target[k]] is None]
         if hit:
@@ -557,7 +575,7 @@ def check_separation_report(ctx: CheckContext) -> gpd.GeoDataFrame:
             continue
         features = layer.geometry.to_numpy()
         names = feature_names(layer, kind)
-        idx, dist = nearest(geoms, features)
+        idx, dist = _nearest_of(ctx, kind)
         for i in range(len(geoms)):
             if idx[i] < 0:
                 parts[i].append(f"{noun}: none mapped")
