@@ -408,7 +408,8 @@ def peers(work: Path, n: int, seed: int, names: list[str]) -> None:
         try:
             _, _, text = run_measured(cmd)
         except RuntimeError as exc:
-            print(f"  {name}: failed: {str(exc).splitlines()[-1]}", flush=True)
+            lines = [t for t in str(exc).splitlines() if not t.startswith("maxrss_kb=")]
+            print(f"  {name}: failed: " + "\n    ".join(lines[-6:]), flush=True)
             continue
         line = [t for t in text.splitlines() if t.startswith("{")][-1]
         results[name] = json.loads(line)

@@ -218,3 +218,16 @@ def test_siting_area_agrees_with_siting_polygons(ruleset: Ruleset, device_class:
     assert (rows[f"{device_class}_siting_sqft"] < 1.0).tolist() == (
         polygons["outcome"] == "fail"
     ).tolist()
+
+
+def test_subdivide_keeps_area_and_attributes() -> None:
+    from gis_sw.batch.chunks import subdivide
+
+    pond = Point(0, 0).buffer(500, quad_segs=1024)  # 4,097 vertices
+    layer = frame([pond, box(2000, 0, 2010, 10)], water_id=["big", "small"])
+    pieces = subdivide(layer, max_vertices=256)
+    assert len(pieces) > 16
+    assert shapely.get_num_coordinates(pieces.geometry.to_numpy()).max() <= 256
+    assert pieces["water_id"].tolist() == ["big"] * (len(pieces) - 1) + ["small"]
+    assert round(pieces.area.sum(), 2) == round(pond.area + 100, 2)
+    assert round(shapely.union_all(pieces.geometry[:-1].to_numpy()).area, 2) == round(pond.area, 2)

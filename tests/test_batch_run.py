@@ -52,6 +52,48 @@ def test_dask_equals_local(ruleset: Ruleset, town_rows: pd.DataFrame) -> None:
     assert rows_equal(town_rows, on_dask.rows)
 
 
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample"
+
+
+def test_sample_town_chunked_equals_one_piece(ruleset: Ruleset) -> None:
+    from gis_sw.layers.read import read_layers
+
+    layers = read_layers(SAMPLE / "layers.toml", ruleset=ruleset)
+    whole = screen_layers(layers, ruleset, options=RunOptions(chunk_size=100_000, workers=1))
+    chunked = screen_layers(layers, ruleset, options=RunOptions(chunk_size=25, workers=2))
+    assert chunked.plan.n_chunks == -(-len(whole.rows) // 25)
+    assert rows_equal(whole.rows, chunked.rows)
+    assert (whole.rows["wetland_sqft"] > 0).sum() > 0
+    assert (whole.rows["low_zone_area_sqft"] > 0).sum() > 0
+
+
+def test_cli_with_proposals_on_the_sample_town(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        cli,
+        [
+            "batch",
+            "--layers",
+            str(SAMPLE / "layers.toml"),
+            "--proposals",
+            str(SAMPLE / "proposals.gpkg"),
+            "--out",
+            str(out),
+            "--no-map",
+            "--no-gpkg",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    findings = gpd.read_parquet(out / "findings.parquet")
+    assert findings["proposal_id"].nunique() == 16  # every sample proposal
+    for name in ("findings.gpkg", "findings.geojson"):
+        assert (out / name).exists()
+    summary = pd.read_csv(out / "summary.csv")
+    by_table = summary.groupby("table")["count"].sum()
+    assert by_table["findings"] == len(findings)
+    assert by_table["parcels"] == len(gpd.read_parquet(out / "parcels.parquet"))
+
+
 @pytest.fixture(scope="module")
 def town_gpkg(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("town") / "town.gpkg"

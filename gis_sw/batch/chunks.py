@@ -40,6 +40,63 @@ CONTEXT_KINDS: tuple[str, ...] = (
 """The layers a parcel's screening reads besides the parcels themselves."""
 
 
+SUBDIVIDE_MAX_VERTICES = 256
+"""Polygons with more vertices are cut into pieces of at most this many before screening."""
+
+POLYGON_KINDS = frozenset(CONTEXT_KINDS) - {"wells"}
+
+
+def subdivide(
+    frame: gpd.GeoDataFrame, *, max_vertices: int = SUBDIVIDE_MAX_VERTICES
+) -> gpd.GeoDataFrame:
+    """Cut big polygons into pieces of at most ``max_vertices`` vertices (like PostGIS
+    ``ST_Subdivide``), keeping each piece's attributes; the result has a new RangeIndex.
+
+    A town's floodplain or stream polygon can have tens of thousands of vertices, and every
+    parcel that meets it would pay for all of them in each ``intersection``: that makes a
+    townwide overlay quadratic.  Halving along the longer side, all big polygons at once per
+    level, costs ``O(V log V)`` once; the pieces tile the original exactly, so unions and
+    area sums over them give the original figures.
+    """
+    geoms = np.asarray(frame.geometry.to_numpy(), dtype=object)
+    counts = shapely.get_num_coordinates(geoms)
+    if len(geoms) == 0 or counts.max() <= max_vertices:
+        return frame.reset_index(drop=True)
+    done_geoms, done_keys = [], []
+    todo = np.flatnonzero(counts > max_vertices)
+    keep = np.flatnonzero(counts <= max_vertices)
+    done_geoms.append(geoms[keep])
+    done_keys.append(keep)
+    work, keys = geoms[todo], todo
+    for _ in range(64):
+        if len(work) == 0:
+            break
+        minx, miny, maxx, maxy = shapely.bounds(work).T
+        wide = (maxx - minx) >= (maxy - miny)
+        midx, midy = (minx + maxx) / 2, (miny + maxy) / 2
+        first = shapely.box(minx, miny, np.where(wide, midx, maxx), np.where(wide, maxy, midy))
+        second = shapely.box(np.where(wide, midx, minx), np.where(wide, miny, midy), maxx, maxy)
+        halves = np.concatenate(
+            [shapely.intersection(work, first), shapely.intersection(work, second)]
+        )
+        half_keys = np.concatenate([keys, keys])
+        parts, at = shapely.get_parts(halves, return_index=True)
+        polygonal = (shapely.get_type_id(parts) == 3) & ~shapely.is_empty(parts)
+        parts, part_keys = parts[polygonal], half_keys[at[polygonal]]
+        small = shapely.get_num_coordinates(parts) <= max_vertices
+        done_geoms.append(parts[small])
+        done_keys.append(part_keys[small])
+        work, keys = parts[~small], part_keys[~small]
+    if len(work):
+        done_geoms.append(work)
+        done_keys.append(keys)
+    pieces = np.concatenate(done_geoms)
+    piece_keys = np.concatenate(done_keys)
+    order = np.argsort(piece_keys, kind="stable")
+    out = frame.iloc[piece_keys[order]].reset_index(drop=True)
+    return out.set_geometry(gpd.GeoSeries(pieces[order], crs=frame.crs))
+
+
 def halo_ft(ruleset: Ruleset) -> float:
     """The halo a chunk needs: the widest distance any parcel figure depends on."""
     return float(
@@ -170,7 +227,7 @@ class ChunkSource:
         for kind, frame in context.items():
             if frame is None:
                 continue
-            layer = frame.reset_index(drop=True)
+            layer = subdivide(frame) if kind in POLYGON_KINDS else frame.reset_index(drop=True)
             self._layers[kind] = layer
             self._trees[kind] = shapely.STRtree(np.asarray(layer.geometry.to_numpy()))
 
