@@ -494,3 +494,25 @@ def test_proposals_without_devices_give_no_device_rows(ruleset: Ruleset) -> None
     proposals = make_proposals(CRS, disturbance)
     findings = run_rules(layers, proposals, ruleset, select=["SW2"])
     assert len(findings) == 0
+
+
+def test_cells_touched_for_many_devices_at_once() -> None:
+    from gis_sw.analysis.devices import cells_touched
+
+    values = np.arange(100, dtype="float64").reshape(10, 10)  # row r, col c -> 10 r + c
+    values[0, 0] = np.nan
+    grid_layer = raster("dem", values)
+    geoms = np.array(
+        [
+            Point(55, 45),  # row 5, col 5
+            box(40, 40, 60, 60),  # on cell edges: exactly the 4 cells inside
+            box(42, 42, 48, 48),  # inside one cell (row 5, col 4)
+            LineString([(1, 95), (25, 95)]),  # row 0, cols 0-2; col 0 is nodata
+            Point(500, 500),  # off the raster
+        ],
+        dtype=object,
+    )
+    owner, got, xs, ys = cells_touched(grid_layer, geoms)
+    by_device = {i: sorted(got[owner == i].tolist()) for i in range(len(geoms))}
+    assert by_device == {0: [55.0], 1: [44.0, 45.0, 54.0, 55.0], 2: [54.0], 3: [1.0, 2.0], 4: []}
+    assert (xs[owner == 0][0], ys[owner == 0][0]) == (55.0, 45.0)

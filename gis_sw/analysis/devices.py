@@ -93,6 +93,61 @@ def cells_with_centres(
     return values[keep], np.asarray(xs)[keep], np.asarray(ys)[keep]
 
 
+def cells_touched(
+    raster: RasterLayer, geometries: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every (geometry, cell) pair for many geometries at once, nodata dropped.
+
+    A point gives the one cell it falls in (as :meth:`RasterLayer.sample_xy`); a line every
+    cell it touches; a polygon every cell whose interior meets the polygon's.  Vectorised:
+    candidate cells come from each geometry's bounds, then one ``shapely.intersects`` call.
+
+    Returns
+    -------
+    (owner, values, xs, ys)
+        Index of the geometry, cell value, and cell-centre coordinates.
+    """
+    geoms = np.asarray(geometries, dtype=object)
+    t = raster.transform
+    if t.b != 0 or t.d != 0:  # a rotated grid: one window per geometry
+        found = [cells_with_centres(raster, g) for g in geoms]
+        owner = np.repeat(np.arange(len(geoms)), [len(f[0]) for f in found])
+        parts = [np.concatenate([f[k] for f in found]) if found else np.empty(0) for k in range(3)]
+        return owner, parts[0], parts[1], parts[2]
+    nrows, ncols = raster.shape
+    present = ~(shapely.is_missing(geoms) | shapely.is_empty(geoms))
+    bounds = np.where(present[:, None], shapely.bounds(geoms), 0.0)
+    cols = (bounds[:, [0, 2]] - t.c) / t.a
+    rows = (bounds[:, [1, 3]] - t.f) / t.e
+    col_lo = np.maximum(np.floor(cols.min(axis=1)), 0).astype("int64")
+    col_hi = np.minimum(np.floor(cols.max(axis=1)), ncols - 1).astype("int64")
+    row_lo = np.maximum(np.floor(rows.min(axis=1)), 0).astype("int64")
+    row_hi = np.minimum(np.floor(rows.max(axis=1)), nrows - 1).astype("int64")
+    width = np.clip(col_hi - col_lo + 1, 0, None)
+    height = np.clip(row_hi - row_lo + 1, 0, None)
+    counts = np.where(present, width * height, 0)
+    owner = np.repeat(np.arange(len(geoms)), counts)
+    k = np.arange(len(owner)) - np.repeat(np.cumsum(counts) - counts, counts)
+    r = row_lo[owner] + k // width[owner]
+    c = col_lo[owner] + k % width[owner]
+    kinds = shapely.get_type_id(geoms)[owner]
+    x0, y0 = t.c + t.a * c, t.f + t.e * r
+    boxes = shapely.box(
+        np.minimum(x0, x0 + t.a),
+        np.minimum(y0, y0 + t.e),
+        np.maximum(x0, x0 + t.a),
+        np.maximum(y0, y0 + t.e),
+    )
+    hit = shapely.intersects(boxes, geoms[owner])
+    polygonal = np.isin(kinds, [3, 6])
+    hit[polygonal] &= ~shapely.touches(boxes[polygonal], geoms[owner][polygonal])
+    hit[kinds == 0] = True  # a point: the cell its coordinates floor to
+    values = raster.values[r, c]
+    keep = hit & ~np.isnan(values)
+    xs, ys = x0 + t.a / 2, y0 + t.e / 2
+    return owner[keep], values[keep], xs[keep], ys[keep]
+
+
 def device_frame(ctx: CheckContext) -> gpd.GeoDataFrame:
     """Every device with its parcel and highest ground elevation (cached per context).
 
@@ -127,11 +182,9 @@ def _device_frame(ctx: CheckContext) -> gpd.GeoDataFrame:
         devices["parcel_id"] = None
     dem = ctx.layers.raster("dem")
     ground = np.full(n, np.nan)
-    if dem is not None:
-        for i, geom in enumerate(geoms):  # one raster window per device
-            cells = dem.cells_under(geom)
-            if len(cells):
-                ground[i] = float(cells.max())
+    if dem is not None and n:
+        owner, values, _, _ = cells_touched(dem, geoms)
+        np.fmax.at(ground, owner, values)
     devices["ground_max_ft"] = ground
     return devices
 
@@ -168,37 +221,51 @@ def _vertical(ctx: CheckContext, kind: str) -> list[Separation]:
     dem = ctx.layers.raster("dem")
     name = RASTER_NAMES[kind]
     hole_column = TEST_HOLE_COLUMNS[kind]
-    out: list[Separation] = []
-    for _, row in devices.iterrows():
-        bottom = _value(row, "bottom_elevation_ft")
-        depth = _value(row, "depth_ft")
-        if math.isnan(bottom) and math.isnan(depth):
-            out.append(
-                Separation(
-                    math.nan, "", "its bottom is not given (no bottom_elevation_ft or depth_ft)"
-                )
+    n = len(devices)
+    bottoms = devices["bottom_elevation_ft"].to_numpy(dtype="float64", na_value=np.nan)
+    depths = devices["depth_ft"].to_numpy(dtype="float64", na_value=np.nan)
+    holes = (
+        pd.to_numeric(devices[hole_column], errors="coerce").to_numpy(dtype="float64")
+        if hole_column in devices.columns
+        else np.full(n, np.nan)
+    )
+    out: list[Separation | None] = [None] * n
+    use_raster = []
+    for i in range(n):
+        if math.isnan(bottoms[i]) and math.isnan(depths[i]):
+            out[i] = Separation(
+                math.nan, "", "its bottom is not given (no bottom_elevation_ft or depth_ft)"
             )
-            continue
-        hole = _value(row, hole_column)
-        if not math.isnan(hole):
-            out.append(
-                _from_test_hole(row, bottom=bottom, depth=depth, hole=hole, dem=dem, name=name)
+        elif not math.isnan(holes[i]):
+            out[i] = _from_test_hole(
+                devices.iloc[i],
+                bottom=bottoms[i],
+                depth=depths[i],
+                hole=holes[i],
+                dem=dem,
+                name=name,
             )
         elif raster is None:
-            out.append(
-                Separation(
-                    math.nan,
-                    "",
-                    f"no {name} raster and no test-hole elevation ({hole_column}) were provided",
-                )
+            out[i] = Separation(
+                math.nan,
+                "",
+                f"no {name} raster and no test-hole elevation ({hole_column}) were provided",
             )
         else:
-            out.append(
-                _from_raster(
-                    row.geometry, bottom=bottom, depth=depth, raster=raster, dem=dem, name=name
-                )
-            )
-    return out
+            use_raster.append(i)
+    if raster is not None and use_raster:
+        rows = np.array(use_raster)
+        found = _from_raster(
+            devices.geometry.to_numpy()[rows],
+            bottoms=bottoms[rows],
+            depths=depths[rows],
+            raster=raster,
+            dem=dem,
+            name=name,
+        )
+        for i, sep in zip(rows, found, strict=True):
+            out[i] = sep
+    return [s for s in out if s is not None]
 
 
 def _from_test_hole(
@@ -218,34 +285,51 @@ def _from_test_hole(
 
 
 def _from_raster(
-    geometry: shapely.Geometry,
+    geometries: np.ndarray,
     *,
-    bottom: float,
-    depth: float,
+    bottoms: np.ndarray,
+    depths: np.ndarray,
     raster: RasterLayer,
     dem: RasterLayer | None,
     name: str,
-) -> Separation:
-    values, xs, ys = cells_with_centres(raster, geometry)
-    if len(values) == 0:
-        return Separation(math.nan, "", f"the {name} raster has no data under the device")
+) -> list[Separation]:
+    """Worst separation of many devices over the cells under them, in one vectorised pass."""
+    n = len(geometries)
+    owner, values, xs, ys = cells_touched(raster, geometries)
     source = f"{name} raster ({raster.mode})"
-    if raster.mode == RasterMode.DEPTH and math.isnan(bottom):
-        seps = values - depth
-        worst = int(np.argmin(seps))
-        return Separation(float(seps[worst]), source, "", math.nan)
+    depth_mode = raster.mode == RasterMode.DEPTH
+    given = ~np.isnan(bottoms)
+    # depth raster with a depth-given device needs no DEM; every other case does
+    needs_dem = given if depth_mode else ~given
     ground = dem.sample_xy(xs, ys) if dem is not None else np.full(len(values), np.nan)
-    needs_dem = raster.mode == RasterMode.DEPTH or math.isnan(bottom)
-    if needs_dem and dem is None:
-        return Separation(
-            math.nan, "", f"a DEM is needed to compare the device bottom with the {name} raster"
-        )
-    limit = values if raster.mode == RasterMode.ELEVATION else ground - values
-    bottoms = np.full(len(values), bottom) if not math.isnan(bottom) else ground - depth
-    seps = bottoms - limit
+    limit = ground - values if depth_mode else values
+    bottom = np.where(given[owner], bottoms[owner], ground - depths[owner])
+    cancels = (depth_mode & ~given)[owner]  # (ground - depth) - (ground - value)
+    seps = np.where(cancels, values - depths[owner], bottom - limit)
+    limits = np.where(cancels, np.nan, limit)
+    has_cells = np.bincount(owner, minlength=n) > 0
     ok = ~np.isnan(seps)
-    if not ok.any():
-        return Separation(math.nan, "", "the DEM has no data under the device")
-    seps_ok, limit_ok = seps[ok], limit[ok]
-    worst = int(np.argmin(seps_ok))
-    return Separation(float(seps_ok[worst]), source, "", float(limit_ok[worst]))
+    order = np.lexsort((seps[ok], owner[ok]))
+    worst_owner = owner[ok][order]
+    first = np.r_[True, worst_owner[1:] != worst_owner[:-1]] if len(order) else np.empty(0, bool)
+    worst_sep = np.full(n, np.nan)
+    worst_limit = np.full(n, np.nan)
+    worst_sep[worst_owner[first]] = seps[ok][order][first]
+    worst_limit[worst_owner[first]] = limits[ok][order][first]
+    out = []
+    for i in range(n):
+        if not has_cells[i]:
+            out.append(Separation(math.nan, "", f"the {name} raster has no data under the device"))
+        elif needs_dem[i] and dem is None:
+            out.append(
+                Separation(
+                    math.nan,
+                    "",
+                    f"a DEM is needed to compare the device bottom with the {name} raster",
+                )
+            )
+        elif math.isnan(worst_sep[i]):
+            out.append(Separation(math.nan, "", "the DEM has no data under the device"))
+        else:
+            out.append(Separation(float(worst_sep[i]), source, "", float(worst_limit[i])))
+    return out
