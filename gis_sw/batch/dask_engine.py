@@ -73,6 +73,9 @@ def run_on_dask(
     """
     from dask.distributed import Client, LocalCluster, as_completed
 
+    # importing distributed sets its logger to INFO: keep its start-up chatter off stderr
+    logging.getLogger("distributed").setLevel(logging.WARNING)
+
     payload = ruleset_payload(ruleset)
     cluster = None
     if options.scheduler:
@@ -83,6 +86,7 @@ def run_on_dask(
             threads_per_worker=max(1, options.workers),
             processes=False,
             dashboard_address=None,
+            silence_logs=logging.WARNING,
         )
         client = Client(cluster)
     try:
