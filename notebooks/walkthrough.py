@@ -586,6 +586,22 @@ rows.sort_values(["vehicle_siting_sqft", "parcel_id"])[
 ].head(8).reset_index(drop=True)
 
 # %% [markdown]
+# The batch's room for a device is a quicker, more cautious townwide figure than section 5's:
+# it keeps 20 ft from every side of a septic field (not only the up-gradient side) and does
+# not look at groundwater or bedrock. For one lot, use `siting_polygons` (or `gis-sw
+# siting`). On lot 5.1-1-3:
+
+# %%
+batch_lot = rows.set_index("parcel_id").loc[LOT]
+pd.DataFrame(
+    {
+        "batch (townwide screen)": [batch_lot["roof_siting_sqft"], batch_lot["vehicle_siting_sqft"]],
+        f"siting_polygons, {DEPTH_FT:.0f} ft deep": [roof_sqft, vehicle_sqft],
+    },
+    index=["roof device, sq ft", "vehicle device, sq ft"],
+).round(0)
+
+# %% [markdown]
 # ## 7. What gis-sw does not decide: the Town Engineer decides
 #
 # gis-sw measures proposals against the numbers of Chapter 183 and the layers it is given.
@@ -601,8 +617,8 @@ rows.sort_values(["vehicle_siting_sqft", "parcel_id"])[
 # * permits under other law (Chapters 108 and 111, NYSDEC SPDES, Westchester County
 #   Department of Health): it says they apply; it does not screen them.
 #
-# Every sheet, table and map it writes says **"Screening result, not a permit decision"**.
-# The Town Engineer decides.
+# Every map sheet, overview map and web map it draws says **"Screening result, not a permit
+# decision"**. The Town Engineer decides.
 
 # %%
 print(f"Decision maker under {ruleset.law}: {ruleset.decision_maker}")
