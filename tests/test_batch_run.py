@@ -165,3 +165,35 @@ def test_resume_after_sigkill(town_gpkg: Path, tmp_path: Path) -> None:
     assert got["row"].is_unique
     assert rows_equal(expected.drop(columns="geometry"), got.drop(columns="geometry"))
     assert expected.geometry.geom_equals_exact(got.geometry, tolerance=0).all()
+
+
+def test_cli_reports_duplicate_ids_and_repairs_invalid_geometry(tmp_path: Path) -> None:
+    from shapely.geometry import Polygon
+
+    frames = synthetic_frames(200, seed=1)
+    parcels = frames["parcels"]
+    x0, y0 = parcels.geometry[5].bounds[:2]
+    bowtie = Polygon([(x0, y0), (x0 + 50, y0 + 50), (x0 + 50, y0), (x0, y0 + 50)])
+    parcels.loc[5, "geometry"] = bowtie
+    source = tmp_path / "town.gpkg"
+    for kind, layer in frames.items():
+        layer.to_file(source, layer=kind, driver="GPKG", engine="pyogrio")
+    # invalid geometry alone: repaired and screened
+    ok = CliRunner().invoke(
+        cli, ["batch", "--layers", str(source), "--out", str(tmp_path / "ok"), "--no-map"]
+    )
+    assert ok.exit_code == 0, ok.output
+    rows = gpd.read_parquet(tmp_path / "ok" / "parcels.parquet").set_index("parcel_id")
+    assert rows.loc["P0000005", "area_sqft"] == 1250.00  # two triangles of the bow-tie
+    # a duplicate id as well: one readable line naming it, exit 2, nothing half written
+    parcels.loc[3, "parcel_id"] = parcels.loc[4, "parcel_id"]
+    source.unlink()
+    for kind, layer in frames.items():
+        layer.to_file(source, layer=kind, driver="GPKG", engine="pyogrio")
+    bad = CliRunner().invoke(
+        cli, ["batch", "--layers", str(source), "--out", str(tmp_path / "bad")]
+    )
+    assert bad.exit_code == 2
+    assert "duplicate parcel_id: 'P0000004'" in bad.output
+    assert "Traceback" not in bad.output
+    assert not (tmp_path / "bad" / "parcels.parquet").exists()
