@@ -70,3 +70,29 @@ def test_unknown_proposal_id_is_exit_2(tmp_path):
     )
     assert result.exit_code == 2
     assert "no proposal 'NOPE'" in result.output
+
+
+@pytest.mark.skipif(not (SAMPLE / "dem.tif").exists(), reason="data/sample not present")
+def test_sheet_shows_dem_contours(tmp_path):
+    result = CliRunner().invoke(
+        cli,
+        [
+            "map",
+            str(SAMPLE / "proposals.gpkg"),
+            "--layers",
+            str(SAMPLE / "layers.toml"),
+            "--out",
+            str(tmp_path),
+            "--id",
+            "P11-septic-gradient",
+            "--format",
+            "pdf",
+            "--no-webmap",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    text = pypdf.PdfReader(tmp_path / "P11-septic-gradient.pdf").pages[0].extract_text()
+    assert "Existing ground contour (1 ft; DEM)" in text
+    assert "315" in text  # an index contour's label
+    assert "SW201 15.0 ft < 20 ft" in text
+    assert not (tmp_path / "webmap.html").exists()

@@ -50,6 +50,7 @@ from gis_sw.outputs.maps.site import (
     SiteData,
     device_label_items,
     draw_basemap,
+    draw_contours,
     draw_findings,
     draw_proposal,
     draw_town_layers,
@@ -178,6 +179,8 @@ class _Page:
         if self.basemap is not None:
             draw_basemap(ax, self.basemap, self.layers.crs, bounds)
         handles = draw_town_layers(ax, self.layers, self.ruleset, bounds)
+        if self.view.label != "key":
+            handles += draw_contours(ax, self.layers, bounds)
         handles += draw_proposal(ax, self.site, self.ruleset, bounds)
         handles += draw_findings(ax, self.site.findings, bounds)
         renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]

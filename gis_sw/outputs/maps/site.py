@@ -16,6 +16,7 @@ import geopandas as gpd
 import numpy as np
 import shapely
 from matplotlib.axes import Axes
+from matplotlib.lines import Line2D
 from pyproj import CRS
 
 from gis_sw.errors import InputFileError
@@ -117,6 +118,63 @@ def draw_town_layers(
 
 def _box(bounds: tuple[float, ...]) -> shapely.Polygon:
     return shapely.box(bounds[0], bounds[1], bounds[2], bounds[3])
+
+
+CONTOUR_INTERVALS_FT: tuple[float, ...] = (1.0, 2.0, 5.0, 10.0, 20.0, 50.0)
+
+
+def draw_contours(ax: Axes, layers: LayerSet, bounds: tuple[float, ...]) -> list[Any]:
+    """Existing ground contours from the DEM (§ 183-12C(3)(a)[4]), index contours labelled.
+
+    The interval is the smallest of 1, 2, 5, 10, 20, 50 ft giving at most 30 lines in view.
+    """
+    dem = layers.raster("dem")
+    if dem is None:
+        return []
+    inv = ~dem.transform
+    c0, r0 = inv @ (bounds[0], bounds[3])
+    c1, r1 = inv @ (bounds[2], bounds[1])
+    rows, cols = dem.shape
+    col_lo, col_hi = (
+        max(int(np.floor(min(c0, c1))) - 1, 0),
+        min(int(np.ceil(max(c0, c1))) + 1, cols),
+    )
+    row_lo, row_hi = (
+        max(int(np.floor(min(r0, r1))) - 1, 0),
+        min(int(np.ceil(max(r0, r1))) + 1, rows),
+    )
+    if col_hi - col_lo < 2 or row_hi - row_lo < 2:
+        return []
+    window = dem.values[row_lo:row_hi, col_lo:col_hi]
+    if not np.isfinite(window).any():
+        return []
+    low, high = float(np.nanmin(window)), float(np.nanmax(window))
+    interval = next(
+        (i for i in CONTOUR_INTERVALS_FT if (high - low) / i <= 30), CONTOUR_INTERVALS_FT[-1]
+    )
+    levels = np.arange(np.ceil(low / interval) * interval, high + interval / 2, interval)
+    if len(levels) == 0:
+        return []
+    xs = dem.transform.c + dem.transform.a * (np.arange(col_lo, col_hi) + 0.5)
+    ys = dem.transform.f + dem.transform.e * (np.arange(row_lo, row_hi) + 0.5)
+    index = np.isclose(np.mod(levels, interval * 5), 0) | np.isclose(
+        np.mod(levels, interval * 5), interval * 5
+    )
+    colour = "#a6761d"
+    widths = np.where(index, 0.7, 0.3)
+    contours = ax.contour(
+        xs,
+        ys,
+        np.ma.masked_invalid(window),
+        levels=levels,
+        colors=colour,
+        linewidths=widths,
+        zorder=1.5,
+    )
+    if index.any():
+        ax.clabel(contours, levels=levels[index], fontsize=5.5, fmt="%g", inline=True)
+    label = f"Existing ground contour ({interval:g} ft; DEM)"
+    return [Line2D([], [], color=colour, linewidth=0.6, label=label)]
 
 
 def _flag(frame: gpd.GeoDataFrame, column: str) -> np.ndarray:

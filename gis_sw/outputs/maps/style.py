@@ -82,7 +82,7 @@ STYLES: dict[str, LayerStyle] = {
         "Limit of disturbance", "#fee391", "#cc4c02", 1.6, "", (0, (6, 2)), 0.45, 2.6
     ),
     "siting": LayerStyle(
-        "Permissible device location", "#c7e9c0", "#238b45", 1.0, "o", "-", 0.5, 2.4
+        "Permissible device location", "#c7e9c0", "#238b45", 1.0, ".", "-", 0.5, 2.4
     ),
     "ring": LayerStyle("Device setback ring", "none", "#54278f", 0.6, "", ":", 1.0, 2.8),
     "devices": LayerStyle(
