@@ -93,9 +93,11 @@ class _Rows:
         self.message: list[str] = [""] * n
         self.measured = np.full(n, np.nan)
         self.geometry: list[shapely.Geometry] = list(self.devices.geometry.to_numpy())
+        self.geoms = self.devices.geometry.to_numpy()
+        self.ids = self.devices["device_id"].astype(str).to_numpy()
 
     def name(self, i: int) -> str:
-        return f"Device {self.devices['device_id'].iat[i]}"
+        return f"Device {self.ids[i]}"
 
     def set(
         self,
@@ -192,7 +194,7 @@ def _septic_pairs(
 ) -> None:
     """Decide one device against the septic fields within the setback (nearest first)."""
     limit = rows.ctx.ruleset.devices.septic_upgradient_ft
-    device = rows.devices.geometry.iat[i]
+    device = rows.geoms[i]
     first_t, first_d = int(targets[mine[0]]), float(distances[mine[0]])
     if dem is None:
         rows.set(
@@ -331,7 +333,7 @@ def _vehicle_rule(ctx: CheckContext, rule_id: str, limit: float, kinds: tuple[st
                 f"{lead}{name} serves vehicle traffic and is {_ft(d)} from {feature}, less than "
                 f"{short}",
                 measured=d,
-                geometry=shapely.shortest_line(rows.devices.geometry.iat[i], geom),
+                geometry=shapely.shortest_line(rows.geoms[i], geom),
             )
         elif missing:
             rows.set(
@@ -428,8 +430,9 @@ def check_property_line(ctx: CheckContext) -> gpd.GeoDataFrame:
             shapely.difference(geoms[on], lots),
         )
     ok = meets_minimum(dist, limit, tol) & inside
+    parcel_ids = devs["parcel_id"].to_numpy()
     for i in range(len(devs)):
-        name, parcel = rows.name(i), devs["parcel_id"].iat[i]
+        name, parcel = rows.name(i), parcel_ids[i]
         if not on[i]:
             rows.set(i, Outcome.REVIEW, f"{name} is not on any parcel of the parcels layer")
         elif not inside[i]:
