@@ -11,63 +11,14 @@ import logging
 from pathlib import Path
 
 import click
-import geopandas as gpd
-import pandas as pd
 
 from gis_sw.analysis.engine import run_rules
 from gis_sw.errors import OutputError
-from gis_sw.layers.layerset import LayerSet
-from gis_sw.layers.proposals import Proposals
 from gis_sw.outputs.atomic import check_writable
 from gis_sw.outputs.maps.scale import SHEETS
-from gis_sw.ruleset import Ruleset, load_ruleset
+from gis_sw.ruleset import load_ruleset
 
 log = logging.getLogger("gis_sw.cli.map")
-
-FORMATS = {"pdf": ("pdf",), "png": ("png",), "both": ("pdf", "png")}
-
-
-def siting_for(
-    layers: LayerSet, proposals: Proposals, ruleset: Ruleset, ids: list[str]
-) -> gpd.GeoDataFrame | None:
-    """Siting polygons of the parcels under each proposal's devices (roof class, and the
-    vehicle class for devices serving vehicle traffic); None when nothing can be sited."""
-    from gis_sw.analysis.siting import siting_polygons
-
-    parcels = layers.get("parcels")
-    devices = proposals.devices[proposals.devices["proposal_id"].isin(ids)]
-    if parcels is None or len(devices) == 0:
-        return None
-    frames = []
-    vehicle = devices["serves_vehicle_traffic"].astype("boolean").fillna(value=False)
-    for device_class, mask in (("roof", ~vehicle), ("vehicle", vehicle)):
-        chosen = devices[mask.to_numpy(dtype=bool)]
-        if len(chosen) == 0:
-            continue
-        left, right = parcels.sindex.query(chosen.geometry.to_numpy(), predicate="intersects")
-        if len(left) == 0:
-            continue
-        parcel_ids = sorted({str(p) for p in parcels.iloc[right]["parcel_id"]})
-        depth = pd.to_numeric(chosen["depth_ft"], errors="coerce").max()
-        polygons = siting_polygons(
-            layers,
-            ruleset,
-            parcel_ids=parcel_ids,
-            device_class=device_class,
-            depth_ft=None if pd.isna(depth) else float(depth),
-        )
-        owner = dict(
-            zip(
-                parcels.iloc[right]["parcel_id"].astype(str),
-                chosen.iloc[left]["proposal_id"].astype(str),
-                strict=True,
-            )
-        )
-        polygons["proposal_id"] = polygons["parcel_id"].map(owner)
-        frames.append(polygons)
-    if not frames:
-        return None
-    return gpd.GeoDataFrame(pd.concat(frames, ignore_index=True), crs=frames[0].crs)
 
 
 @click.command("map")
@@ -96,7 +47,7 @@ def siting_for(
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(list(FORMATS)),
+    type=click.Choice(["pdf", "png", "both"]),
     default="both",
     show_default=True,
     help="Sheet format.",
@@ -140,8 +91,7 @@ def command(
     rules are highlighted and labelled.  A screening, not a permit decision.
     """
     from gis_sw.layers.read import read_layers, read_proposals
-    from gis_sw.outputs.maps import write_sheets
-    from gis_sw.outputs.webmap import write_webmap
+    from gis_sw.outputs.maps.bundle import MAP_CHOICES, map_paths, write_maps
 
     ruleset = load_ruleset(ruleset_name)
     if webmap:
@@ -156,33 +106,32 @@ def command(
         )
     log.info("screening %d proposal(s)", len(ids))
     findings = run_rules(layers, proposals.subset(ids), ruleset)
-    sited = siting_for(layers, proposals, ruleset, ids) if siting else None
-    written = write_sheets(
+    formats = MAP_CHOICES[fmt]
+    targets = map_paths(
+        out_dir,
+        proposals=proposals,
+        findings=findings,
+        formats=formats,
+        sheet=sheet,
+        webmap=webmap,
+        proposal_ids=ids,
+    )
+    for path in targets:
+        check_writable(path, overwrite=overwrite)
+    written = write_maps(
         out_dir,
         layers=layers,
         proposals=proposals,
         findings=findings,
         ruleset=ruleset,
-        formats=FORMATS[fmt],
+        formats=formats,
         sheet=sheet,
-        siting=sited,
+        webmap=webmap,
+        siting=siting,
         basemap=basemap,
         overwrite=overwrite,
         proposal_ids=ids,
     )
-    if webmap:
-        written.append(
-            write_webmap(
-                out_dir / "webmap.html",
-                layers=layers,
-                proposals=proposals,
-                findings=findings,
-                ruleset=ruleset,
-                siting=sited,
-                overwrite=overwrite,
-                proposal_ids=ids,
-            )
-        )
     for path in written:
         click.echo(str(path))
     click.echo(f"Wrote {len(written)} files to {out_dir}.", err=True)

@@ -424,6 +424,49 @@ def write_sheets(
     return written
 
 
+def _plan(
+    site: SiteData, size: SheetSize, scale_ft_per_in: float | None
+) -> tuple[SheetPlan, Any, tuple[float, float, float, float]] | None:
+    """The pages of one proposal, the site geometry and its bounds (None: nothing to draw)."""
+    geom = site_geometry(site)
+    if geom is None or shapely.is_empty(geom):
+        return None
+    reach = shapely.buffer(geom, 25.0)
+
+    def holds_site(tile: tuple[float, float, float, float]) -> bool:
+        return bool(shapely.intersects(shapely.box(*tile), reach))
+
+    minx, miny, maxx, maxy = (float(v) for v in shapely.bounds(geom))
+    bounds = (minx, miny, maxx, maxy)
+    plan = plan_sheets(bounds, size, scale_ft_per_in=scale_ft_per_in, tile_filter=holds_site)
+    return plan, geom, bounds
+
+
+def sheet_paths(
+    out_dir: str | Path,
+    *,
+    proposals: Proposals,
+    findings: gpd.GeoDataFrame,
+    formats: Sequence[str] = FORMATS,
+    sheet: str = "ansi_b",
+    proposal_ids: Sequence[str] | None = None,
+    scale_ft_per_in: float | None = None,
+) -> list[Path]:
+    """The files :func:`write_sheets` would write, without drawing anything.
+
+    Lets a caller refuse an existing output before it writes anything else.
+    """
+    size = sheet_size(sheet)
+    paths: list[Path] = []
+    for proposal_id in proposal_ids if proposal_ids is not None else proposals.ids:
+        planned = _plan(_site_data(proposal_id, proposals, findings, None), size, scale_ft_per_in)
+        if planned is None:
+            continue
+        targets = _targets(Path(out_dir), safe_name(proposal_id), planned[0], formats)
+        paths.extend(p for group in targets.values() for p in group)
+    return paths
+
+
 def _write_proposal(
     out: Path,
     proposal_id: str,
@@ -441,20 +484,13 @@ def _write_proposal(
     date_text: str,
 ) -> list[Path]:
     site = _site_data(proposal_id, proposals, findings, siting)
-    geom = site_geometry(site)
-    if geom is None or shapely.is_empty(geom):
+    planned = _plan(site, size, scale_ft_per_in)
+    if planned is None:
         log.warning(
             "proposal %s has nothing to draw (no disturbance, device or finding)", proposal_id
         )
         return []
-    reach = shapely.buffer(geom, 25.0)
-
-    def holds_site(tile: tuple[float, float, float, float]) -> bool:
-        return bool(shapely.intersects(shapely.box(*tile), reach))
-
-    minx, miny, maxx, maxy = (float(v) for v in shapely.bounds(geom))
-    bounds = (minx, miny, maxx, maxy)
-    plan = plan_sheets(bounds, size, scale_ft_per_in=scale_ft_per_in, tile_filter=holds_site)
+    plan, geom, bounds = planned
     targets = _targets(out, safe_name(proposal_id), plan, formats)
     for paths in targets.values():
         for path in paths:

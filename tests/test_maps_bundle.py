@@ -1,0 +1,46 @@
+"""write_maps writes exactly the files map_paths announces (sheets, map book pages, web map)."""
+
+from __future__ import annotations
+
+from maps_town import findings, proposals, town
+
+from gis_sw.outputs.maps.bundle import MAP_CHOICES, map_paths, write_maps
+
+
+def test_map_paths_are_the_files_written(tmp_path, ruleset):
+    layers, props, found = town(), proposals(), findings(ruleset)
+    ids = ["P-1", "P-HUGE"]
+    expected = map_paths(
+        tmp_path, proposals=props, findings=found, formats=MAP_CHOICES["png"], proposal_ids=ids
+    )
+    assert [p.name for p in expected] == [
+        "P-1.png",
+        "P-HUGE_key.png",
+        *(f"P-HUGE_sheet-{n}.png" for n in range(1, 7)),
+        "webmap.html",
+    ]
+    written = write_maps(
+        tmp_path,
+        layers=layers,
+        proposals=props,
+        findings=found,
+        ruleset=ruleset,
+        formats=MAP_CHOICES["png"],
+        proposal_ids=ids,
+        siting=False,
+    )
+    assert written == expected
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in expected)
+
+
+def test_map_none_writes_nothing(tmp_path, ruleset):
+    assert (
+        map_paths(
+            tmp_path,
+            proposals=proposals(),
+            findings=findings(ruleset),
+            formats=MAP_CHOICES["none"],
+            webmap=False,
+        )
+        == []
+    )
