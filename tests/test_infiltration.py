@@ -253,6 +253,13 @@ def test_septic_upgradient(ruleset: Ruleset, x: float, outcome: str) -> None:
             "(§ 183-12C(2)(c)[3])."
         )
         assert row["geometry"].length == pytest.approx(15.0)
+    if x == 25.0:
+        assert row["message"] == (
+            "Device D-7 is 15.00 ft from septic field S-1 but not up-gradient of it: device "
+            "ground 102.00 ft is not above the field's lowest ground 104.00 ft "
+            "(§ 183-12C(2)(c)[3])."
+        )
+        assert row["measured"] == 15.0
 
 
 def test_septic_bottom_elevation_decides_instead_of_ground(ruleset: Ruleset) -> None:

@@ -28,6 +28,7 @@ from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.devices import device_frame, vertical_separation
 from gis_sw.analysis.distances import meets_minimum, nearest, pairs_within, round_ft
 from gis_sw.analysis.findings import Outcome, empty_findings, make_findings
+from gis_sw.layers.raster import RasterLayer
 
 FEATURE_LAYERS: dict[str, tuple[str, str]] = {
     "wells": ("well_id", "well"),
@@ -190,7 +191,7 @@ def _septic_pairs(
     distances: np.ndarray,
     fields: np.ndarray,
     names: np.ndarray,
-    dem: object,
+    dem: RasterLayer | None,
 ) -> None:
     """Decide one device against the septic fields within the setback (nearest first)."""
     limit = rows.ctx.ruleset.devices.septic_upgradient_ft
@@ -216,7 +217,7 @@ def _septic_pairs(
     for k in mine:
         t, d = int(targets[k]), float(distances[k])
         near_part = shapely.intersection(fields[t], shapely.buffer(device, limit, quad_segs=64))
-        cells = dem.cells_under(near_part)  # type: ignore[attr-defined]
+        cells = dem.cells_under(near_part)
         if math.isnan(elevation) or len(cells) == 0:
             if unknown is None:
                 unknown = (t, d, "the DEM has no data under the device or the field")
@@ -250,7 +251,7 @@ def _septic_pairs(
         i,
         Outcome.PASS,
         f"{rows.name(i)} is {_ft(first_d)} from {names[first_t]} but not up-gradient of it: "
-        f"device {what} {elevation:.2f} ft, field's lowest ground within {_limit(limit)} "
+        f"device {what} {elevation:.2f} ft is not above the field's lowest ground "
         f"{first_low:.2f} ft",
         measured=first_d,
     )
