@@ -38,7 +38,14 @@ log = logging.getLogger(__name__)
     help="Proposals file: every proposal in it is checked with every rule.",
 )
 @click.option("--ruleset", "ruleset_name", default=None, help="Packaged ruleset name or TOML path.")
-@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="Threads screening chunks (shapely releases the GIL); with --engine dask and no "
+    "--scheduler, threads of the in-process cluster.",
+)
 @click.option(
     "--chunk-size",
     type=click.IntRange(min=1),
