@@ -36,6 +36,7 @@ import argparse
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -284,7 +285,10 @@ def peer_postgis(layers: object, n: int) -> tuple[pd.DataFrame, float]:
     as_postgres = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
     if as_postgres:
         shutil.chown(folder, "postgres", "postgres")
-    data, port = folder / "data", 54329
+    with socket.socket() as probe:  # a free port on 127.0.0.1
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    data = folder / "data"
     subprocess.run(
         [
             *as_postgres,
