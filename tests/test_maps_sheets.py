@@ -319,3 +319,21 @@ def test_unreadable_basemap_names_the_file(tmp_path, ruleset):
             proposal_ids=["P-1"],
             basemap=bad,
         )
+
+
+def test_waived_finding_is_grey_and_says_so(tmp_path, ruleset):
+    found = findings(ruleset)
+    found.loc[found["rule_id"] == "SW205", "waived"] = True
+    paths = write_sheets(
+        tmp_path,
+        layers=town(),
+        proposals=proposals(),
+        findings=found,
+        ruleset=ruleset,
+        formats=("pdf",),
+        proposal_ids=["P-1"],
+    )
+    text = _text(paths[0])
+    assert "SW205 9.0 ft < 10 ft (waived)" in text
+    assert "Finding: waived (reviewed exception)" in text
+    assert "SW206 15.0 ft < 20 ft (waived)" not in text

@@ -14,6 +14,7 @@ from typing import Any
 
 import geopandas as gpd
 import numpy as np
+import pandas as pd
 import shapely
 from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
@@ -309,7 +310,13 @@ def finding_items(findings: gpd.GeoDataFrame) -> tuple[list[LabelItem], list[str
         xy = anchor_point(row.geometry)
         key = str(getattr(row, "finding_id", "") or f"{row.rule_id}:{row.subject_id}")
         if xy is None:
-            unplaced.append(f"{text}: {row.message}")
+            waived = " (waived)" if _is_waived(row) else ""
+            unplaced.append(f"{text}{waived}: {row.message}")
+            continue
+        if _is_waived(row):
+            text += " (waived)"
+            grey = STYLES["finding_waived"].edgecolor
+            items.append(LabelItem(text, xy, grey, 2, key))
             continue
         colour = STYLES[f"finding_{row.outcome}"].edgecolor
         priority = 0 if row.outcome == "fail" else 1
@@ -317,12 +324,27 @@ def finding_items(findings: gpd.GeoDataFrame) -> tuple[list[LabelItem], list[str
     return items, unplaced
 
 
+def _is_waived(row: Any) -> bool:
+    value = getattr(row, "waived", False)
+    return bool(value) if value is not None and value is not pd.NA else False
+
+
+def _waived_mask(findings: gpd.GeoDataFrame) -> np.ndarray:
+    if "waived" not in findings.columns:
+        return np.zeros(len(findings), dtype=bool)
+    return np.asarray(findings["waived"].astype("boolean").fillna(value=False), dtype=bool)
+
+
 def draw_findings(ax: Axes, findings: gpd.GeoDataFrame, bounds: tuple[float, ...]) -> list[Any]:
-    """Highlight every fail and review finding's geometry."""
+    """Highlight every fail and review finding's geometry (waived ones in grey)."""
     handles: list[Any] = []
-    for outcome in HIGHLIGHT_OUTCOMES:
+    waived = _waived_mask(findings)
+    for outcome in (*HIGHLIGHT_OUTCOMES, "waived"):
         style: LayerStyle = STYLES[f"finding_{outcome}"]
-        rows = findings[findings["outcome"] == outcome]
+        if outcome == "waived":
+            rows = findings[waived & findings["outcome"].isin(HIGHLIGHT_OUTCOMES).to_numpy()]
+        else:
+            rows = findings[(findings["outcome"] == outcome).to_numpy() & ~waived]
         rows = rows[~(rows.geometry.isna() | rows.geometry.is_empty)]
         rows = in_view(gpd.GeoDataFrame(rows, geometry="geometry"), bounds)
         if rows is None:

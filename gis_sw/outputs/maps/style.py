@@ -93,6 +93,9 @@ STYLES: dict[str, LayerStyle] = {
     "finding_review": LayerStyle(
         "Finding: review", "none", "#e66101", 2.0, "", (0, (3, 1.5)), 1.0, 3.9
     ),
+    "finding_waived": LayerStyle(
+        "Finding: waived (reviewed exception)", "none", "#737373", 1.6, "", (0, (1, 1.5)), 1.0, 3.8
+    ),
     "site": LayerStyle("Site", "#d7191c", "#d7191c", 1.5, "", "-", 1.0, 5.0),
 }
 """Styles by layer key; the web map uses the same colours."""
