@@ -52,6 +52,23 @@ def test_dask_equals_local(ruleset: Ruleset, town_rows: pd.DataFrame) -> None:
     assert rows_equal(town_rows, on_dask.rows)
 
 
+def test_dask_scheduler_with_process_workers_equals_local(ruleset: Ruleset) -> None:
+    """Chunks and the ruleset cross a process boundary (pickled) and give the same rows."""
+    from dask.distributed import LocalCluster
+
+    layers = synthetic_town(300, seed=11)
+    local = screen_layers(layers, ruleset, options=RunOptions(chunk_size=100, workers=1))
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        options = RunOptions(
+            chunk_size=100, workers=1, engine=Engine.DASK, scheduler=cluster.scheduler_address
+        )
+        remote = screen_layers(layers, ruleset, options=options)
+    assert remote.plan.n_chunks == 3
+    assert rows_equal(local.rows, remote.rows)
+
+
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample"
 
 
