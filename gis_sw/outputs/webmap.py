@@ -312,13 +312,15 @@ def build_layers(
     for outcome, title, visible in (
         ("fail", "Findings: fail", True),
         ("review", "Findings: review", True),
-        ("other", "Findings: required, info, pass", False),
+        ("other", "Findings: required, info, pass, waived", False),
     ):
         if len(mine):
+            waived = mine["waived"].astype("boolean").fillna(value=False).to_numpy(dtype=bool)
+            passive = mine["outcome"].isin(["required", "info", "pass"]).to_numpy()
             rows = (
-                mine[mine["outcome"].isin(["required", "info", "pass"])]
+                mine[passive | waived]
                 if outcome == "other"
-                else mine[mine["outcome"] == outcome]
+                else mine[(mine["outcome"] == outcome).to_numpy() & ~waived]
             )
         else:
             rows = mine
