@@ -214,3 +214,17 @@ def test_cli_reports_duplicate_ids_and_repairs_invalid_geometry(tmp_path: Path) 
     assert "duplicate parcel_id: 'P0000004'" in bad.output
     assert "Traceback" not in bad.output
     assert not (tmp_path / "bad" / "parcels.parquet").exists()
+
+
+def test_reading_only_the_batch_layers_gives_the_same_rows(ruleset: Ruleset) -> None:
+    from gis_sw.batch.inputs import BATCH_KINDS, read_town
+
+    every = read_town(SAMPLE / "layers.toml", ruleset=ruleset, everything=True)
+    some = read_town(SAMPLE / "layers.toml", ruleset=ruleset, everything=False)
+    assert set(some.vectors) == set(BATCH_KINDS)
+    assert set(every.vectors) > set(some.vectors)
+    assert every.rasters
+    assert not some.rasters
+    rows_every = screen_layers(every, ruleset).rows
+    rows_some = screen_layers(some, ruleset).rows
+    assert rows_equal(rows_every, rows_some)

@@ -94,7 +94,7 @@ def command(  # noqa: PLR0917  # click passes every option by keyword
     with --proposals, findings.parquet / .gpkg / .geojson into OUT.  Progress goes to stderr
     when it is a terminal.
     """
-    from gis_sw.layers.read import read_layers
+    from gis_sw.batch.inputs import read_town
     from gis_sw.ruleset import load_ruleset
 
     started = time.perf_counter()
@@ -114,7 +114,7 @@ def command(  # noqa: PLR0917  # click passes every option by keyword
         stages[name] = now - tick
         tick = now
 
-    layers = read_layers(layers_source, ruleset=ruleset)
+    layers = read_town(layers_source, ruleset=ruleset, everything=proposals_path is not None)
     proposals = None
     if proposals_path is not None:
         from gis_sw.layers.proposals_io import read_proposals
