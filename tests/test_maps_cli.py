@@ -50,6 +50,36 @@ def test_map_command_on_the_lot_line_devices_case(tmp_path):
     assert again.exit_code == 2
     assert "already exists" in again.output
     assert pdf.read_bytes() == before
+    _open_in_chromium(tmp_path / "webmap.html")
+
+
+def _open_in_chromium(page_path: Path) -> None:
+    """The sample's web map loads with no error and no request but the file."""
+    from test_webmap import CHROMIUM, CHROMIUM_ARGS
+
+    if not Path(CHROMIUM).exists():
+        return  # test_webmap.py skips with the reason
+    sync_api = pytest.importorskip("playwright.sync_api")
+    url = page_path.resolve().as_uri()
+    errors: list[str] = []
+    requests: list[str] = []
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_page()
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("request", lambda r: requests.append(r.url))
+            page.goto(url)
+            page.wait_for_function("window.gisSw && window.gisSw.ready")
+            counts = page.evaluate("window.gisSw.counts")
+        finally:
+            browser.close()
+    assert errors == []
+    assert requests == [url]
+    assert counts["devices"] == 2
+    assert counts["findings_fail"] >= 1
+    assert counts["siting"] >= 1
 
 
 def test_unknown_proposal_id_is_exit_2(tmp_path):
