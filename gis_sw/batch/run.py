@@ -33,7 +33,7 @@ from gis_sw.ruleset import Ruleset
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int], None]
-DEFAULT_CHUNK_SIZE = 2000
+DEFAULT_CHUNK_SIZE = 5000
 
 
 class Engine(StrEnum):
