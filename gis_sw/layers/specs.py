@@ -180,6 +180,8 @@ PROPOSAL_LAYERS: dict[str, LayerSpec] = {
                 "depth_ft": "float",
                 "has_sedimentation_device": "bool",
                 "test_hole_logged": "bool",
+                "test_hole_groundwater_elevation_ft": "float",
+                "test_hole_bedrock_elevation_ft": "float",
             },
             id_column="device_id",
             description="Proposed infiltration devices (drywells, trenches, basins).",
