@@ -190,6 +190,27 @@ def _grow(bounds: tuple[float, ...], by: float) -> tuple[float, ...]:
     return (bounds[0] - by, bounds[1] - by, bounds[2] + by, bounds[3] + by)
 
 
+def _away_from_site(poly: shapely.Polygon, bounds: tuple[float, ...]) -> tuple[float, float]:
+    """A point inside ``poly`` near an edge of the view, away from its middle (the site).
+
+    Tries a 5 x 5 grid inset 10% from the frame; falls back to a representative point.
+    """
+    width, height = bounds[2] - bounds[0], bounds[3] - bounds[1]
+    fractions = np.array([0.1, 0.3, 0.5, 0.7, 0.9])
+    grid_x, grid_y = np.meshgrid(bounds[0] + fractions * width, bounds[1] + fractions * height)
+    xs, ys = grid_x.ravel(), grid_y.ravel()
+    inside = shapely.contains_xy(shapely.buffer(poly, -0.04 * min(width, height)), xs, ys)
+    if not inside.any():
+        point = poly.representative_point()
+        return (float(point.x), float(point.y))
+    cx, cy = bounds[0] + width / 2, bounds[1] + height / 2
+    # relative distance from the middle, measured as a fraction of the frame
+    spread = np.hypot((xs - cx) / width, (ys - cy) / height)
+    spread[~inside] = -1.0
+    best = int(np.argmax(spread))
+    return (float(xs[best]), float(ys[best]))
+
+
 def _label_zones_in_view(
     ax: Axes, zoning: gpd.GeoDataFrame, zone_col: str, bounds: tuple[float, ...]
 ) -> None:
@@ -205,9 +226,7 @@ def _label_zones_in_view(
         best = int(np.argmax(np.where(mask, areas, -1.0)))
         if areas[best] < 0.02 * view_area:
             continue
-        # a corner of the zone's part, away from the middle where the site is drawn
-        poly = polys[best]
-        x, y = poly.representative_point().coords[0]
+        x, y = _away_from_site(polys[best], bounds)
         ax.text(
             x,
             y,
