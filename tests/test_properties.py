@@ -30,7 +30,7 @@ import pandas as pd
 import pyogrio
 import pytest
 import shapely
-from hypothesis import HealthCheck, Phase, assume, example, given, settings
+from hypothesis import HealthCheck, Phase, assume, event, example, given, settings
 from hypothesis import strategies as st
 from shapely import affinity
 from shapely.geometry import Point, box
@@ -338,10 +338,21 @@ def home_parcel(town: Town, device: shapely.Geometry) -> shapely.Polygon:
     return max(lots, key=lambda lot: (lot.intersection(device).area, lot.intersects(spot)))
 
 
+FARTHEST_SETBACK_FT = max(
+    RULESET.devices.septic_upgradient_ft,
+    RULESET.devices.vehicle_traffic_ft,
+    RULESET.devices.property_line_ft,
+    RULESET.devices.habitable_basement_ft,
+    RULESET.devices.state_well_surface_recharge_ft,
+)
+"""A device may come nearer a feature still farther than this: no setback reaches it."""
+
+
 @st.composite
 def moved_away(draw: st.DrawFn, town: Town) -> tuple[Town, str]:
     """The town with one device moved toward the pole of inaccessibility of its parcel less
-    every feature, kept only where the move takes it no nearer any feature or lot line."""
+    every feature, kept only where the move takes it no nearer its lot line or any feature
+    (but those it stays more than :data:`FARTHEST_SETBACK_FT` from)."""
     devs = town.devices
     i = draw(st.integers(0, len(devs) - 1))
     device = devs.geometry.iat[i]
@@ -351,15 +362,33 @@ def moved_away(draw: st.DrawFn, town: Town) -> tuple[Town, str]:
     if free.is_empty:
         free = lot
     pieces = sorted(shapely.get_parts(free), key=lambda g: -g.area)
-    target = polylabel(pieces[0], tolerance=0.5)
+    targets = [polylabel(pieces[0], tolerance=0.5), polylabel(lot, tolerance=0.5)]
     start = shapely.centroid(device)
-    t = draw(st.floats(min_value=0.0, max_value=1.0, exclude_min=True))
-    new = affinity.translate(device, t * (target.x - start.x), t * (target.y - start.y))
     edge = lot.boundary
-    assume(shapely.within(new, lot))
-    assume(shapely.distance(new, edge) >= shapely.distance(device, edge) - 1e-9)
-    for f in features:
-        assume(shapely.distance(new, f) >= shapely.distance(device, f) - 1e-9)
+    obstacles = [edge, *features]
+    was = [shapely.distance(device, f) for f in obstacles]
+
+    def away(new: shapely.Geometry) -> bool:
+        """Inside the lot and no nearer any feature that a setback could reach."""
+        if not shapely.within(new, lot):
+            return False
+        for f, d in zip(obstacles, was, strict=True):
+            now = shapely.distance(new, f)
+            if now < d - 1e-9 and now <= FARTHEST_SETBACK_FT:
+                return False
+        return True
+
+    t = draw(st.floats(min_value=0.0, max_value=1.0, exclude_min=True))
+    # the whole way may pass close by a feature: then try a shorter step the same way, or
+    # toward the middle of the lot
+    steps = [t / 2**k for k in range(8)]
+    moves = [
+        affinity.translate(device, s * (to.x - start.x), s * (to.y - start.y))
+        for to in targets
+        for s in steps
+    ]
+    new = next((m for m in moves if away(m)), None)
+    assume(new is not None)
     geoms = devs.geometry.to_numpy().copy()
     geoms[i] = new
     moved = devs.set_geometry(gpd.GeoSeries(geoms, index=devs.index, crs=devs.crs))
@@ -382,6 +411,9 @@ def test_moving_a_device_away_never_adds_a_setback_failure(data: st.DataObject, 
         for fid in b
         if subject[fid] == device_id and RANK[a[fid][1]] > RANK[b[fid][1]]
     ]
+    for fid in b:
+        if subject[fid] == device_id and a[fid][1] != b[fid][1]:
+            event(f"{b[fid][0]} {b[fid][1]} -> {a[fid][1]}")
     assert not worse, worse
 
 
