@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -135,7 +136,10 @@ def command(  # noqa: PLR0917  # click passes every option by keyword
         if sys.stderr.isatty():
             from tqdm import tqdm
 
-            bar = tqdm(total=plan.n_chunks, unit="chunk", desc="screening", file=sys.stderr)
+            width = shutil.get_terminal_size((80, 24)).columns  # 80 when the tty says 0
+            bar = tqdm(
+                total=plan.n_chunks, unit="chunk", desc="screening", file=sys.stderr, ncols=width
+            )
 
     def progress(n: int) -> None:
         if bar is not None:
