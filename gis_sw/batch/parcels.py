@@ -33,6 +33,9 @@ Per parcel (all areas in sq ft of the working CRS, rounded to 0.01):
 ``screen``
     ``review`` (data missing or geometry unusable), ``mostly_constrained``,
     ``no_vehicle_site``, ``constraints`` (some resource on or near the parcel) or ``clear``.
+``result``
+    The same in the outcome vocabulary of findings, for the overview map and summary
+    (see :func:`_result`).
 
 The three ``[batch]`` numbers are screening choices, not law; a ruleset may set them in a
 ``[batch]`` table, else the defaults of :class:`BatchParams` apply.
