@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from gis_sw.cli import cli
 from gis_sw.cli.calendar import RainfallError, read_rainfall
 
+X0, Y0 = 683_000.0, 825_000.0
 RAIN_CSV = "date,inches\n2026-04-07,0.2\n2026-04-08,0.75\n2026-04-20,0.5\n2026-04-21,1.2\n"
 
 
@@ -27,10 +28,10 @@ def proposal_file(tmp_path: Path) -> Path:
             "start_date": ["2026-04-01", "2026-04-15", None],
             "end_date": ["2026-04-20", "2026-04-30", None],
         },
-        geometry=[
-            shapely.box(0, 0, 400, 400),
-            shapely.box(1000, 0, 1400, 400),
-            shapely.box(5000, 0, 5100, 100),
+        geometry=[  # in Mount Pleasant (inside EPSG:2260's area of use)
+            shapely.box(X0, Y0, X0 + 400, Y0 + 400),
+            shapely.box(X0 + 1000, Y0, X0 + 1400, Y0 + 400),
+            shapely.box(X0 + 5000, Y0, X0 + 5100, Y0 + 100),
         ],
         crs="EPSG:2260",
     )
