@@ -203,12 +203,13 @@ def one(findings: gpd.GeoDataFrame, rule_id: str) -> pd.Series:
 @example(x=9.99, dx=1234.567, dy=-9876.54321).via("9.99-ft-from-lot-line-moved")
 def test_lot_line_setback_is_exact_where_ever_the_lot_is(x: float, dx: float, dy: float) -> None:
     """SW205: a device x ft inside the lot passes iff x, to 0.01 ft, is at least 10 ft."""
+    assume(abs(x - 9.995) > 1e-6)  # where a float bit decides the rounding
     town = lot_town(x)
     expected = "pass" if round(x, 2) >= 10.0 else "fail"
     for variant in (town, town.translated(dx, dy), town.reprojected()):
         row = one(variant.screen(RULESET, select=["SW205"]), "SW205")
         assert row["outcome"] == expected, (x, dx, dy, row["message"])
-        assert row["measured"] == pytest.approx(round(x, 2), abs=0.0051)
+        assert row["measured"] == pytest.approx(x, abs=0.0051)
 
 
 @prop(6)
@@ -226,13 +227,14 @@ def test_permit_threshold_is_exact_where_ever_the_disturbance_is(
 ) -> None:
     """SW101: a width x 10 ft disturbance in R-20 needs a permit iff its area, to 0.01 sq ft,
     reaches 250 sq ft."""
+    assume(abs(width * 10 - 249.995) > 1e-6)  # where a float bit decides the rounding
     shape = box(X0 + 10, Y0 + 10, X0 + 10 + width, Y0 + 20)
     town = lot_town(50.0, dist=shape)
     expected = "required" if round(shape.area, 2) >= 250.0 else "pass"
     for variant in (town, town.translated(dx, dy), town.reprojected()):
         row = one(variant.screen(RULESET, select=["SW101"]), "SW101")
         assert row["outcome"] == expected, (width, dx, dy, row["message"])
-        assert row["measured"] == pytest.approx(round(shape.area, 2), abs=0.0051)
+        assert row["measured"] == pytest.approx(shape.area, abs=0.0051)
 
 
 @pytest.mark.xfail(
