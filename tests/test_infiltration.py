@@ -458,11 +458,6 @@ def test_run_rules_gives_one_row_per_rule_and_device(ruleset: Ruleset) -> None:
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample"
 
-# Rows of expected.csv this module answers differently, with the reason (reported to the lead):
-# SW210 is an advisory from NYS DOH, not Chapter 183; a "fail" would trip `gis-sw check`'s
-# default --fail-on fail on state guidance, so the rule answers "review" (severity advisory).
-DISPUTED = {("P10-parking-well", "SW210", "D10-parking"): "review"}
-
 
 @pytest.mark.skipif(not (SAMPLE / "expected.csv").exists(), reason="no data/sample yet")
 def test_sample_device_cases_come_out_as_the_law_says(ruleset: Ruleset) -> None:
@@ -477,7 +472,7 @@ def test_sample_device_cases_come_out_as_the_law_says(ruleset: Ruleset) -> None:
     got = findings.set_index(["proposal_id", "rule_id", "subject_id"])["outcome"]
     for row in expected.itertuples(index=False):
         key = (row.proposal_id, row.rule_id, row.subject_id)
-        assert got.loc[key] == DISPUTED.get(key, row.outcome), (key, row.note)
+        assert got.loc[key] == row.outcome, (key, row.note)
     d09 = findings[(findings["subject_id"] == "D09-9ft") & (findings["rule_id"] == "SW205")]
     assert d09["measured"].iat[0] == pytest.approx(9.0, abs=0.005)
     assert d09["geometry"].iat[0].length == pytest.approx(9.0, abs=0.005)
