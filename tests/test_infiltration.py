@@ -441,6 +441,31 @@ def test_separation_report(ruleset: Ruleset) -> None:
     )
 
 
+def test_separation_report_covers_new_buildings(ruleset: Ruleset) -> None:
+    layerset = make_layerset(
+        CRS, {"parcels": frame([{"parcel_id": "104-22", "geometry": LOT}]), **_resources()}
+    )
+    disturbance = frame([{"proposal_id": "P1", "geometry": box(5, 5, 95, 95)}])
+    impervious = frame(
+        [
+            {"proposal_id": "P1", "surface": "roof", "geometry": box(40, 20, 60, 40)},
+            {"proposal_id": "P1", "surface": "driveway", "geometry": box(0, 40, 10, 90)},
+        ]
+    )
+    proposals = make_proposals(CRS, disturbance, impervious=impervious)
+    ctx = CheckContext(layers=layerset, proposals=proposals, ruleset=ruleset)
+    result = infiltration.check_separation_report(ctx)
+    assert list(result["subject_id"]) == ["P1:building-1"]  # the driveway is not a building
+    row = result.iloc[0]
+    assert row["outcome"] == "info"
+    assert row["measured"] == pytest.approx(20.0)  # roof edge y=20 to well W-1 at (50, 0)
+    assert row["message"] == (
+        "New building 1 of P1: nearest well W-1 at 20.00 ft; nearest water body POND at "
+        "240.00 ft; nearest wetland WL-1 at 140.00 ft (§ 183-12C(2)(c)[5])."
+    )
+    assert row["geometry"].length == pytest.approx(20.0)
+
+
 def test_run_rules_gives_one_row_per_rule_and_device(ruleset: Ruleset) -> None:
     devices = [
         {"device_id": "D-7", "geometry": Point(50, 30)},

@@ -563,10 +563,17 @@ def check_test_holes(ctx: CheckContext) -> gpd.GeoDataFrame:
     return rows.frame(math.nan, unit="")
 
 
-def check_separation_report(ctx: CheckContext) -> gpd.GeoDataFrame:
-    """SW208: distance from each device to the nearest well, water body and wetland (info)."""
-    rows = _Rows(ctx, "SW208")
-    geoms = rows.devices.geometry.to_numpy()
+BUILDING_SURFACES = frozenset({"roof", "building", "house"})
+"""Impervious ``surface`` values that are buildings, for the SW208 separation report."""
+
+
+def _separation_text(
+    ctx: CheckContext, geoms: np.ndarray, *, of_devices: bool
+) -> tuple[list[str], np.ndarray, list[shapely.Geometry | None]]:
+    """For each geometry: a sentence of nearest distances, the least one, and its line.
+
+    ``of_devices`` reuses the per-run nearest-feature cache the other device rules share.
+    """
     parts: list[list[str]] = [[] for _ in geoms]
     best_d = np.full(len(geoms), np.inf)
     best_line: list[shapely.Geometry | None] = [None] * len(geoms)
@@ -579,7 +586,7 @@ def check_separation_report(ctx: CheckContext) -> gpd.GeoDataFrame:
             continue
         features = layer.geometry.to_numpy()
         names = feature_names(layer, kind)
-        idx, dist = _nearest_of(ctx, kind)
+        idx, dist = _nearest_of(ctx, kind) if of_devices else nearest(geoms, features)
         for i in range(len(geoms)):
             if idx[i] < 0:
                 parts[i].append(f"{noun}: none mapped")
@@ -588,12 +595,59 @@ def check_separation_report(ctx: CheckContext) -> gpd.GeoDataFrame:
             if dist[i] < best_d[i]:
                 best_d[i] = dist[i]
                 best_line[i] = shapely.shortest_line(geoms[i], features[idx[i]])
-    for i in range(len(geoms)):
+    return ["; ".join(p) for p in parts], best_d, best_line
+
+
+def check_separation_report(ctx: CheckContext) -> gpd.GeoDataFrame:
+    """SW208: distance from each device and each new building to the nearest well, water
+    body and wetland (info): § 183-12C(2)(c)[5] asks both to keep the most distance they can.
+
+    New buildings are the proposal's ``impervious`` polygons whose ``surface`` is a roof.
+    """
+    rows = _Rows(ctx, "SW208")
+    texts, best_d, best_line = _separation_text(ctx, rows.geoms, of_devices=True)
+    for i, text in enumerate(texts):
         rows.set(
             i,
             Outcome.INFO,
-            f"{rows.name(i)}: " + "; ".join(parts[i]),
+            f"{rows.name(i)}: {text}",
             measured=float(best_d[i]) if np.isfinite(best_d[i]) else math.nan,
             geometry=best_line[i],
         )
-    return rows.frame(math.nan)
+    frames = [rows.frame(math.nan)]
+    imp = ctx.proposals.impervious
+    if imp is not None and len(imp):
+        surface = imp["surface"].astype("string").str.strip().str.lower()
+        roofs = imp[surface.isin(BUILDING_SURFACES).fillna(value=False).to_numpy()]
+        if len(roofs):
+            geoms = roofs.geometry.to_numpy()
+            texts, best_d, best_line = _separation_text(ctx, geoms, of_devices=False)
+            proposal_ids = roofs["proposal_id"].astype(str).to_numpy()
+            number = roofs.groupby("proposal_id").cumcount().to_numpy() + 1
+            cite = ctx.citation("SW208")
+            frames.append(
+                make_findings(
+                    "SW208",
+                    ctx.crs,
+                    proposal_id=list(proposal_ids),
+                    subject_id=[
+                        f"{p}:building-{n}" for p, n in zip(proposal_ids, number, strict=True)
+                    ],
+                    outcome=Outcome.INFO,
+                    message=[
+                        f"New building {n} of {p}: {t} ({cite})."
+                        for p, n, t in zip(proposal_ids, number, texts, strict=True)
+                    ],
+                    measured=[round(float(d), 2) if np.isfinite(d) else math.nan for d in best_d],
+                    threshold=math.nan,
+                    unit="ft",
+                    geometry=[
+                        line if line is not None else g
+                        for line, g in zip(best_line, geoms, strict=True)
+                    ],
+                )
+            )
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        return empty_findings(ctx.crs)
+    return gpd.GeoDataFrame(pd.concat(frames, ignore_index=True), crs=ctx.crs)
