@@ -2,11 +2,14 @@
 
 Commands are imported only when used, so ``gis-sw --help`` stays fast.  Any
 :class:`~gis_sw.errors.GisSwError` becomes exit code 2 and one readable line on stderr
-(the traceback only with ``-v``).
+(the traceback only with ``-v``); so does an ``OSError`` or a GDAL data-source error the
+library did not catch (disk full, permission denied).  Any other exception is a bug: exit 3,
+"internal error, please report", the traceback only with ``-v``.
 """
 
 from __future__ import annotations
 
+import errno
 import importlib
 import logging
 import sys
@@ -31,7 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sample": ("gis_sw.cli.sample", "Generate a synthetic sample town of any size."),
 }
 
-EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
 
 class LazyGroup(click.Group):
@@ -53,13 +56,52 @@ class LazyGroup(click.Group):
             formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> Any:
+        verbose = bool(ctx.find_root().params.get("verbose", 0))
         try:
             return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
         except GisSwError as exc:
-            if ctx.find_root().params.get("verbose", 0):
+            if verbose:
                 raise
             click.echo(f"gis-sw: error: {exc}", err=True)
             ctx.exit(EXIT_BAD_INPUT)
+        except Exception as exc:  # last resort: never a bare traceback for the user
+            if verbose:
+                raise
+            if _is_environment_error(exc):
+                click.echo(f"gis-sw: error: {_environment_error(exc)}", err=True)
+                ctx.exit(EXIT_BAD_INPUT)
+            click.echo(
+                f"gis-sw: internal error ({type(exc).__name__}: {exc}). This is a bug in "
+                "gis-sw, not in your data or setup. Fix: please report it with the command "
+                "line and the output of the same command run with `gis-sw -v`.",
+                err=True,
+            )
+            ctx.exit(EXIT_INTERNAL)
+
+
+def _is_environment_error(exc: BaseException) -> bool:
+    """An OSError, or GDAL's DataSourceError (pyogrio is not imported here: --help stays fast)."""
+    kind = type(exc)
+    return isinstance(exc, OSError) or (
+        kind.__module__.startswith("pyogrio") and kind.__name__ == "DataSourceError"
+    )
+
+
+def _environment_error(exc: BaseException) -> str:
+    """One line for a file that could not be read or written outside the library's checks."""
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        what = exc.strerror or str(exc)
+        if exc.errno == errno.ENOSPC:
+            fix = "free disk space or choose another --out folder."
+        elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            fix = "choose a folder you may write to, or ask for access."
+        else:
+            fix = "check the path, the disk and the permissions."
+        return f"{where}{what}. Fix: {fix}"
+    return f"{exc}. Fix: check the path, that the disk has room, and the permissions."
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

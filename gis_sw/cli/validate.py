@@ -51,9 +51,11 @@ def format_report(report: LayerReport, *, working: str, unit: str) -> list[str]:
     return lines
 
 
-def format_problems(kind: str, problems: list[Problem]) -> list[str]:
-    """Lines listing a layer's problems."""
+def format_problems(kind: str, problems: list[Problem], *, source: str | None = None) -> list[str]:
+    """Lines listing a layer's problems (after the file it was read from, when known)."""
     lines = [f"{kind}: {len(problems)} problem(s)"]
+    if source is not None:
+        lines.append(f"  source:   {source}")
     for problem in problems:
         lines.append(f"  - {problem.message}")
         if problem.fix:
@@ -74,7 +76,9 @@ def format_inspection(inspection: LayerInspection) -> list[str]:
     order = [*TOWN_LAYERS, *RASTER_LAYERS]
     for kind in order:
         if kind in inspection.problems:
-            lines.extend(format_problems(kind, inspection.problems[kind]))
+            entry = manifest.entries.get(kind)
+            source = entry.label if entry is not None else None
+            lines.extend(format_problems(kind, inspection.problems[kind], source=source))
         elif kind in inspection.reports:
             lines.extend(format_report(inspection.reports[kind], working=working, unit=unit))
         else:

@@ -44,6 +44,7 @@ from pyproj.exceptions import CRSError as PyprojCRSError
 from gis_sw.errors import InputFileError, LayerError, Problem
 from gis_sw.layers.raster import RasterMode
 from gis_sw.layers.specs import RASTER_LAYERS, TOWN_LAYERS
+from gis_sw.layers.vector import unreadable
 
 logger = logging.getLogger(__name__)
 
@@ -224,7 +225,12 @@ def load_manifest(path: Path) -> Manifest:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise InputFileError(f"{path}: cannot read the manifest ({exc}).") from exc
+        raise InputFileError(unreadable(path, "layers manifest", exc)) from exc
+    except UnicodeDecodeError:
+        raise InputFileError(
+            f"{path}: not valid TOML (not UTF-8 text). Fix: pass a layers manifest written as "
+            "UTF-8 text, or the GeoPackage itself."
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         raise InputFileError(f"{path}: not valid TOML ({exc}). Fix: correct the syntax.") from exc
     problems: list[Problem] = []
@@ -375,7 +381,7 @@ def geopackage_manifest(path: Path) -> Manifest:
     try:
         layers = pyogrio.list_layers(path)
     except Exception as exc:  # pyogrio raises DataSourceError and friends
-        raise InputFileError(f"{path}: not a readable GeoPackage ({exc}).") from exc
+        raise InputFileError(unreadable(path, "GeoPackage", exc)) from exc
     entries: dict[str, LayerEntry] = {}
     ignored: list[str] = []
     for name, _geometry_type in layers:

@@ -31,7 +31,7 @@ from gis_sw.layers.manifest import parse_crs
 from gis_sw.layers.proposals import ATTRIBUTE_COLUMNS, Proposals
 from gis_sw.layers.specs import LAND_USES, PROPOSAL_LAYERS
 from gis_sw.layers.validate import feature_labels, listing, validate_layer, validate_table
-from gis_sw.layers.vector import crs_text, crs_units, read_vector, to_working_crs
+from gis_sw.layers.vector import crs_text, crs_units, read_vector, to_working_crs, unreadable
 from gis_sw.ruleset import Ruleset
 
 logger = logging.getLogger(__name__)
@@ -97,7 +97,7 @@ def read_proposals(
         try:
             layers = [str(name) for name, _ in pyogrio.list_layers(path)]
         except Exception as exc:  # pyogrio's DataSourceError and GDAL errors
-            raise InputFileError(f"{path}: not a readable GeoPackage ({exc}).") from exc
+            raise InputFileError(unreadable(path, "GeoPackage", exc)) from exc
         if "disturbance" not in layers:
             raise InputFileError(
                 f"{path} has no 'disturbance' layer (it has {', '.join(layers)}). Fix: name "

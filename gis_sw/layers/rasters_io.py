@@ -26,7 +26,7 @@ from rasterio.warp import Resampling, calculate_default_transform, reproject
 from gis_sw.errors import CRSError, InputFileError, LayerError, Problem
 from gis_sw.layers.layerset import LayerReport
 from gis_sw.layers.raster import RasterLayer, RasterMode
-from gis_sw.layers.vector import crs_text, crs_units
+from gis_sw.layers.vector import crs_text, crs_units, unreadable
 from gis_sw.units import metres_per_unit
 
 logger = logging.getLogger(__name__)
@@ -79,7 +79,7 @@ def read_raster(
     try:
         src = rasterio.open(path)
     except RasterioIOError as exc:
-        raise InputFileError(f"{path}: not a readable raster ({exc}).") from exc
+        raise InputFileError(unreadable(path, "raster", exc)) from exc
     with src:
         tags = src.tags()
         band_unit = (src.units[0] or "") if src.units else ""

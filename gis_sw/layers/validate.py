@@ -331,8 +331,9 @@ def _check_required_values(
             continue
         values = frame[column]
         empty = values.isna()
-        if values.dtype == object:
-            empty |= values.astype(str).str.strip() == ""
+        if values.dtype == object or pd.api.types.is_string_dtype(values):
+            blank = values.astype(object).map(lambda v: isinstance(v, str) and not v.strip())
+            empty |= blank.astype(bool)
         if empty.any():
             problems.append(
                 Problem(

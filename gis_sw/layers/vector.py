@@ -17,17 +17,41 @@ from pathlib import Path
 
 import geopandas as gpd
 import numpy as np
+import pandas as pd
+import pyarrow as pa
 import pyogrio
 import shapely
-from pyproj import CRS
+from pyproj import CRS, Transformer
 
 from gis_sw.errors import CRSError, InputFileError
 
 logger = logging.getLogger(__name__)
 
 PARQUET_SUFFIXES = (".parquet", ".geoparquet", ".pq")
+AREA_MARGIN_DEG = 0.5
+"""Degrees a layer may reach beyond the working CRS's area of use (about 50 km)."""
 DXF_LAYER_FIELD = "Layer"
 """The attribute that holds a DXF entity's CAD layer (OGR's DXF driver)."""
+
+
+UNREADABLE_FIX = (
+    "Fix: check that the path names the right file and that it is whole (export it again "
+    "from the GIS if it was cut short or damaged)."
+)
+"""The fix named by every 'not a readable file' message."""
+
+
+def reason(exc: BaseException) -> str:
+    """GDAL's message for why a file could not be read: its first sentence, no path."""
+    text = str(exc).split("; ", 1)[0].strip().rstrip(".")
+    if isinstance(exc, OSError) and exc.strerror:
+        text = exc.strerror
+    return text or type(exc).__name__
+
+
+def unreadable(path: Path, what: str, exc: BaseException) -> str:
+    """``<path>: not a readable <what> (<reason>). Fix: ...``."""
+    return f"{path}: not a readable {what} ({reason(exc)}). {UNREADABLE_FIX}"
 
 
 def crs_units(crs: CRS | None) -> str:
@@ -85,7 +109,8 @@ def read_vector(
     elif suffix == ".dxf":
         frame = _read_dxf(path, layer)
     else:
-        frame = _read_ogr(path, layer, kind)
+        frame, notes = _read_ogr(path, layer, kind)
+        warnings.extend(notes)
     label = f"{path}:{layer}" if layer else str(path)
     if frame.crs is None:
         if crs is None:
@@ -111,14 +136,18 @@ def _read_parquet(path: Path) -> gpd.GeoDataFrame:
     try:
         return gpd.read_parquet(path)
     except (OSError, ValueError) as exc:
-        raise InputFileError(f"{path}: not a readable GeoParquet file ({exc}).") from exc
+        raise InputFileError(unreadable(path, "GeoParquet file", exc)) from exc
 
 
-def _read_ogr(path: Path, layer: str | None, kind: str | None) -> gpd.GeoDataFrame:
+def _read_ogr(
+    path: Path, layer: str | None, kind: str | None
+) -> tuple[gpd.GeoDataFrame, list[str]]:
+    if path.suffix.lower() == ".shp" and path.is_file():
+        _check_shapefile_parts(path)
     try:
         layers = [str(name) for name, _ in pyogrio.list_layers(path)]
     except Exception as exc:  # pyogrio's DataSourceError and GDAL errors
-        raise InputFileError(f"{path}: not a readable vector file ({exc}).") from exc
+        raise InputFileError(unreadable(path, "vector file", exc)) from exc
     if layer is None and len(layers) > 1:
         if kind is not None and kind in layers:
             layer = kind
@@ -134,10 +163,71 @@ def _read_ogr(path: Path, layer: str | None, kind: str | None) -> gpd.GeoDataFra
     try:
         frame = pyogrio.read_dataframe(path, layer=layer, use_arrow=True)
     except Exception as exc:  # GDAL read errors
-        raise InputFileError(f"{path}: cannot read layer {layer or layers[0]!r} ({exc}).") from exc
+        raise InputFileError(
+            unreadable(path, f"vector file: layer {layer or layers[0]!r} failed", exc)
+        ) from exc
     if not isinstance(frame, gpd.GeoDataFrame):
-        raise InputFileError(f"{path}: layer {layer!r} has no geometry column.")
-    return frame
+        raise InputFileError(
+            f"{path}: layer {layer!r} has no geometry column. Fix: give a layer with "
+            "geometries (a table of attributes belongs in a proposals GeoPackage)."
+        )
+    bad = not_utf8_columns(frame)
+    if not bad:
+        return frame, []
+    try:  # Arrow refuses a non-UTF-8 encoding for some drivers: read without it
+        frame = pyogrio.read_dataframe(
+            path, layer=layer, use_arrow=False, encoding=FALLBACK_ENCODING
+        )
+    except Exception as exc:  # GDAL read errors
+        raise InputFileError(
+            f"{path}: text in column(s) {', '.join(bad)} is not UTF-8 ({reason(exc)}). Fix: "
+            "save the file as UTF-8 (for a Shapefile, a .cpg file naming its encoding)."
+        ) from exc
+    note = (
+        f"text in column(s) {', '.join(bad)} is not UTF-8 and was read as Latin-1 "
+        f"({FALLBACK_ENCODING}); if names look wrong, save the file as UTF-8 or give a "
+        "Shapefile a .cpg file naming its encoding."
+    )
+    return frame, [note]
+
+
+FALLBACK_ENCODING = "ISO-8859-1"
+"""Encoding tried when a file's text is not UTF-8 (old Shapefiles without a ``.cpg``)."""
+
+
+def not_utf8_columns(frame: pd.DataFrame) -> list[str]:
+    """Text columns holding bytes that are not UTF-8 (GDAL passes them through to Arrow)."""
+    bad = []
+    for column in frame.columns:
+        series = frame[column]
+        chunked = getattr(series.array, "_pa_array", None)
+        if chunked is not None and (
+            pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type)
+        ):
+            try:
+                chunked.validate(full=True)
+            except pa.ArrowInvalid:
+                bad.append(str(column))
+        elif series.dtype == object and any(isinstance(v, bytes) for v in series):
+            bad.append(str(column))
+    return bad
+
+
+def _check_shapefile_parts(path: Path) -> None:
+    """A Shapefile needs its ``.dbf`` (attributes) beside it; GDAL reads it without one.
+
+    Raises
+    ------
+    InputFileError
+        Naming the missing part.
+    """
+    siblings = {p.name.lower() for p in path.parent.glob(f"{path.stem}.*")}
+    if f"{path.stem.lower()}.dbf" not in siblings:
+        raise InputFileError(
+            f"{path}: its attribute file {path.stem}.dbf is missing, so no feature has an id "
+            f"or any other column. Fix: copy {path.stem}.dbf (and .shx, .prj, .cpg) beside it, "
+            "or export the layer again."
+        )
 
 
 def _read_dxf(path: Path, cad_layer: str | None) -> gpd.GeoDataFrame:
@@ -145,7 +235,7 @@ def _read_dxf(path: Path, cad_layer: str | None) -> gpd.GeoDataFrame:
     try:
         frame = pyogrio.read_dataframe(path, use_arrow=True)
     except Exception as exc:  # GDAL read errors
-        raise InputFileError(f"{path}: not a readable DXF file ({exc}).") from exc
+        raise InputFileError(unreadable(path, "DXF file", exc)) from exc
     if cad_layer is not None:
         names = sorted({str(x) for x in frame.get(DXF_LAYER_FIELD, [])})
         frame = frame[frame[DXF_LAYER_FIELD] == cad_layer]
@@ -203,6 +293,7 @@ def to_working_crs(frame: gpd.GeoDataFrame, crs: CRS, *, label: str) -> gpd.GeoD
         outside the working CRS's area of use).
     """
     if CRS(frame.crs).equals(crs):
+        check_extent(frame, crs, label=label)
         return frame
     try:
         out = frame.to_crs(crs)
@@ -216,4 +307,56 @@ def to_working_crs(frame: gpd.GeoDataFrame, crs: CRS, *, label: str) -> gpd.GeoD
             f"{label}: coordinates in {crs_text(CRS(frame.crs))} do not land in "
             f"{crs_text(crs)}. Fix: check that the CRS given for the layer is the one it is in."
         )
+    check_extent(out, crs, label=label, source=CRS(frame.crs))
     return out
+
+
+def check_extent(
+    frame: gpd.GeoDataFrame, crs: CRS, *, label: str, source: CRS | None = None
+) -> None:
+    """Refuse a layer whose features lie outside the working CRS's area of use.
+
+    Coordinates in degrees labelled as feet, or a CAD drawing at the origin, would otherwise
+    put features miles from the town, where every distance rule silently passes.  A margin
+    of :data:`AREA_MARGIN_DEG` around the area of use is allowed.
+
+    Raises
+    ------
+    CRSError
+        Naming where the features lie and the fix.
+    """
+    area = crs.area_of_use
+    geoms = frame.geometry.dropna()
+    if area is None or not len(geoms):
+        return
+    bounds = geoms.total_bounds
+    if not np.isfinite(bounds).all():
+        return
+    minx, miny, maxx, maxy = (float(v) for v in bounds)
+    to_lonlat = Transformer.from_crs(crs, "EPSG:4326", always_xy=True)
+    lon, lat = to_lonlat.transform([minx, maxx, minx, maxx], [miny, miny, maxy, maxy])
+    lon, lat = np.asarray(lon), np.asarray(lat)
+    west, south, east, north = area.bounds
+    margin = AREA_MARGIN_DEG
+    inside = (
+        np.isfinite(lon).all()
+        and np.isfinite(lat).all()
+        and bool((lon >= west - margin).all() and (lon <= east + margin).all())
+        and bool((lat >= south - margin).all() and (lat <= north + margin).all())
+    )
+    if inside:
+        return
+    given = crs_text(source if source is not None else crs)
+    where = (
+        f"{np.nanmin(lon):.4f}, {np.nanmin(lat):.4f} to {np.nanmax(lon):.4f}, "
+        f"{np.nanmax(lat):.4f} (lon, lat)"
+        if np.isfinite(lon).any() and np.isfinite(lat).any()
+        else "nowhere on Earth"
+    )
+    raise CRSError(
+        f"{label}: features read as {given} lie at {where}, outside the area of use of "
+        f"{crs_text(crs)} ({area.name.split(' - ')[0]}, {west:.2f}, {south:.2f} to "
+        f"{east:.2f}, {north:.2f}). Fix: check that the layer's CRS is the one its "
+        "coordinates are in (degrees are EPSG:4326; a CAD drawing needs real-world "
+        "coordinates)."
+    )

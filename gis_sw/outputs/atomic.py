@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
+from contextvars import ContextVar
 from pathlib import Path
 
 from gis_sw.errors import OutputError
@@ -30,7 +32,37 @@ def check_writable(path: Path, *, overwrite: bool) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise OutputError(f"cannot create output folder {path.parent}: {exc.strerror}.") from None
+        raise OutputError(
+            f"cannot create output folder {path.parent}: {exc.strerror}. Fix: choose an --out "
+            "folder you may write to (a path whose parents are folders, not files)."
+        ) from None
+
+
+_GROUP: ContextVar[list[tuple[Path, Path]] | None] = ContextVar("gis_sw_output_group", default=None)
+
+
+@contextlib.contextmanager
+def output_group() -> Iterator[None]:
+    """Outputs written inside appear together at the end, or (on any error) not at all.
+
+    Within the block, :func:`atomic_path` writes and syncs each temporary file but defers
+    its rename; the renames happen one after another when the block ends without error.  On
+    an error every temporary file is removed and every target is left as it was, so a run
+    that fails at its third file does not leave two new files beside old ones.  The group
+    belongs to the current context (thread): worker threads rename as usual.
+    """
+    pending: list[tuple[Path, Path]] = []
+    token = _GROUP.set(pending)
+    try:
+        yield
+    except BaseException:
+        for tmp, _target in pending:
+            _cleanup(tmp)
+        raise
+    finally:
+        _GROUP.reset(token)
+    for tmp, target in pending:
+        tmp.replace(target)
 
 
 @contextlib.contextmanager
@@ -64,7 +96,11 @@ def atomic_path(path: str | Path, *, overwrite: bool = True) -> Iterator[Path]:
             raise OutputError(f"nothing was written for {target}")
         with tmp.open("rb+") as handle:
             os.fsync(handle.fileno())
-        tmp.replace(target)
+        group = _GROUP.get()
+        if group is None:
+            tmp.replace(target)
+        else:
+            group.append((tmp, target))
     except OSError as exc:
         _cleanup(tmp)
         if isinstance(exc, OutputError):
@@ -73,9 +109,33 @@ def atomic_path(path: str | Path, *, overwrite: bool = True) -> Iterator[Path]:
             f"writing {target} failed: {exc.strerror or exc}. The previous file, if any, is "
             "unchanged. Fix: free disk space or choose another --out folder."
         ) from None
-    except BaseException:
+    except BaseException as exc:
         _cleanup(tmp)
+        if _is_gdal_error(exc):  # GDAL reports a full disk as a failed feature or table
+            raise OutputError(
+                f"writing {target} failed: {_gdal_reason(exc, target.parent)}. The previous "
+                "file, if any, is unchanged. Fix: free disk space or choose another --out folder."
+            ) from None
         raise
+
+
+LOW_SPACE_BYTES = 1 << 20
+"""Free space under which a failed GDAL write is reported as a full disk."""
+
+
+def _is_gdal_error(exc: BaseException) -> bool:
+    """An error of pyogrio's writers (DataSourceError, FeatureError ...), without importing it."""
+    return type(exc).__module__.startswith("pyogrio")
+
+
+def _gdal_reason(exc: BaseException, folder: Path) -> str:
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:
+        free = None
+    if free is not None and free < LOW_SPACE_BYTES:
+        return f"No space left on device ({free:,} bytes free in {folder})"
+    return str(exc).split(": sqlite3_exec", 1)[0]
 
 
 def _cleanup(tmp: Path) -> None:
