@@ -310,7 +310,7 @@ def shrunk(draw: st.DrawFn, town: Town) -> Town:
     return town.with_disturbance(dist)
 
 
-@prop(10)
+@prop(12)
 @given(data=st.data(), town=towns())
 def test_shrinking_a_disturbance_never_adds_a_permit_requirement(
     data: st.DataObject, town: Town
@@ -402,7 +402,7 @@ def moved_away(draw: st.DrawFn, town: Town) -> tuple[Town, str]:
     return town.with_devices(moved), str(devs["device_id"].iat[i])
 
 
-@prop(10)
+@prop(12)
 @given(data=st.data(), town=towns(min_devices=1))
 def test_moving_a_device_away_never_adds_a_setback_failure(data: st.DataObject, town: Town) -> None:
     """Over a flat DEM: on a slope, moving away from a septic field can move a device uphill
@@ -468,7 +468,7 @@ def assert_round_trip(
             assert shapely.hausdorff_distance(want, have) <= geometry_tol, (fid, want, have)
 
 
-@prop(4)
+@prop(5)
 @given(town=towns())
 def test_findings_round_trip_through_geojson_and_geopackage(town: Town) -> None:
     findings = town.screen(RULESET)
