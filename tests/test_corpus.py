@@ -283,8 +283,8 @@ def test_full_disk_check_exit_2_earlier_output_kept(
 @pytest.mark.xfail(
     strict=True,
     reason=(
-        "gis_sw/outputs/report.py write_check_outputs: each file is renamed into place as soon "
-        "as it is written, so when findings.gpkg fails (disk full) the earlier "
+        "gis_sw/outputs/report.py:60-110 write_check_outputs: each file is renamed into place "
+        "as soon as it is written, so when findings.gpkg fails (disk full) the earlier "
         "findings*.geojson are already replaced: a mixed set of old and new outputs. Write "
         "all, then rename all (gis_sw.outputs.atomic.output_group)."
     ),
@@ -303,13 +303,13 @@ def test_full_disk_check_leaves_every_earlier_output(
 
 
 SITING_PAIR = (
-    "gis_sw/cli/siting.py write_siting: siting.geojson is renamed into place before "
+    "gis_sw/cli/siting.py:43-74 write_siting: siting.geojson is renamed into place before "
     "siting.gpkg is written, so a full disk leaves a new siting.geojson without its "
     "siting.gpkg. Wrap both writes in gis_sw.outputs.atomic.output_group()."
 )
 
 BATCH_SET = (
-    "gis_sw/batch/write.py write_batch_outputs: each file is renamed into place as soon as it "
+    "gis_sw/batch/write.py:119 write_batch_outputs: each file is renamed into place as soon as it "
     "is written, so a full disk leaves parcels.parquet and problems.csv without summary.csv "
     "and the findings (a partial set). Wrap the writes in gis_sw.outputs.atomic.output_group()."
 )

@@ -48,7 +48,7 @@ def parcels_no_crs(folder: Path) -> Inputs:
     batch=Fails(
         ("proposals.gpkg:disturbance", "has no CRS"),
         bug=(
-            "gis_sw/cli/batch.py:99 read_proposals(..., crs=layers.crs): a proposals file "
+            "gis_sw/cli/batch.py:123 read_proposals(..., crs=layers.crs): a proposals file "
             "without a CRS is silently assumed to be in the working CRS (check refuses it)."
         ),
     ),
@@ -71,9 +71,9 @@ def proposals_wgs84(folder: Path) -> Inputs:
 
 
 HYDROLOGY_TOUCH = (
-    "gis_sw/analysis/hydrology.py:68-69 (_areas): a parcel that only touches the disturbance "
-    "counts as drained once a reprojection leaves a 1e-9 sq ft overlap (overlap > 0); SW504 "
-    "P-1 WQv jumps 62.5 -> 187.5 cu ft. Needs an area tolerance."
+    "gis_sw/analysis/hydrology.py:65-68 (drainage areas): a parcel that only touches the "
+    "disturbance counts as drained once a reprojection leaves a 1e-9 sq ft overlap "
+    "(overlap > 0); SW504 P-1 WQv jumps 62.5 -> 187.5 cu ft. Needs an area tolerance."
 )
 
 

@@ -33,7 +33,9 @@ def empty_disturbance(folder: Path) -> Inputs:
 @case(
     "proposal-disturbance-outside-every-parcel",
     validate=Works(output=("disturbance: ok",)),
-    check=Works(findings={("SW101", "P-1"): "review", ("SW101", "P-2"): "pass"}),
+    check=Works(
+        findings={("SW101", "P-1"): "review", ("SW105", "P-1"): "review", ("SW101", "P-2"): "pass"}
+    ),
 )
 def disturbance_outside(folder: Path) -> Inputs:
     """P-1 drawn 1,000 ft south of the town, on no parcel and in no zone."""
@@ -45,7 +47,7 @@ def disturbance_outside(folder: Path) -> Inputs:
 @case(
     "proposal-device-outside-every-parcel",
     validate=Works(output=("devices: ok",)),
-    check=Works(findings={("SW101", "P-1"): "required"}),
+    check=Works(findings={("SW101", "P-1"): "required", ("SW205", "D-1"): "review"}),
 )
 def device_outside(folder: Path) -> Inputs:
     devices = proposal_frames()["devices"]
