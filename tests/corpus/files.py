@@ -232,3 +232,35 @@ def layers_without_zoning(folder: Path) -> Inputs:
     frames = town_frames()
     del frames["zoning"]
     return write_town(folder, town=frames)
+
+
+@case("wetlands-unreadable-not-dropped", **every(Fails(("wetlands.geojson", "wetlands"))))
+def wetlands_unreadable(folder: Path) -> Inputs:
+    """An optional layer that cannot be read stops the run: dropping it would pass SW106."""
+    inputs = write_town(folder)
+    (folder / "wetlands.geojson").write_text('{"type": "FeatureCollection", "feat', "utf-8")
+    tables = {k: {"path": "town.gpkg", "layer": k} for k in town_frames() if k != "wetlands"}
+    path = manifest(folder, {**tables, "wetlands": {"path": "wetlands.geojson"}})
+    return Inputs(path, inputs.proposals)
+
+
+@case("dem-tif-truncated", **every(Fails(("dem.tif", "not a readable raster", "Fix:"))))
+def dem_truncated(folder: Path) -> Inputs:
+    """A GeoTIFF cut short, beside the town GeoPackage."""
+    inputs = write_town(folder)
+    header = b"II*\x00\x08\x00\x00\x00" + bytes(64)
+    (folder / "dem.tif").write_bytes(header)
+    return inputs
+
+
+@case(
+    "proposals-gpkg-truncated",
+    validate=Fails(("proposals.gpkg",)),
+    check=Fails(("proposals.gpkg",)),
+    batch=Fails(("proposals.gpkg",)),
+)
+def proposals_truncated(folder: Path) -> Inputs:
+    inputs = write_town(folder)
+    data = inputs.proposals.read_bytes()
+    inputs.proposals.write_bytes(data[: len(data) // 2])
+    return inputs
