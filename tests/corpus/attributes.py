@@ -244,3 +244,25 @@ def markup(folder: Path) -> Inputs:
     props = proposal_frames()
     props["proposals"] = props["proposals"].assign(name=[MARKUP, "<i>patio</i>"])
     return write_town(folder, town=town_frames() | {"parcels": parcels}, proposals=props)
+
+
+@case("attr-parcels-layer-empty", **every(Fails(("parcels", "has no features"))))
+def parcels_empty(folder: Path) -> Inputs:
+    return town_with(folder, parcels=town_frames()["parcels"].iloc[:0])
+
+
+@case(
+    "attr-integer-ids-join-text-ids",
+    validate=Works(output=("proposals: 2 (101, 102)",)),
+    check=Works(
+        findings={("SW101", "101"): "required", ("SW102", "101"): "pass", ("SW105", "102"): "pass"}
+    ),
+)
+def integer_ids(folder: Path) -> Inputs:
+    """Layers export proposal_id as integers, the attribute table as text: they still join
+    (a failed join would leave SW102 and SW105 at review for want of attributes)."""
+    frames = proposal_frames()
+    frames["disturbance"]["proposal_id"] = [101, 102]
+    frames["devices"]["proposal_id"] = [101]
+    frames["proposals"]["proposal_id"] = ["101", "102"]
+    return proposals_with(folder, **frames)

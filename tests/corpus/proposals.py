@@ -7,7 +7,19 @@ from pathlib import Path
 import geopandas as gpd
 import shapely
 
-from corpus import CRS, X0, Y0, Fails, Inputs, Works, box, case, proposal_frames, proposals_with
+from corpus import (
+    CRS,
+    X0,
+    Y0,
+    Fails,
+    Inputs,
+    Works,
+    box,
+    case,
+    proposal_frames,
+    proposals_with,
+    write_town,
+)
 
 
 @case(
@@ -78,3 +90,9 @@ def construction_end_before_start(folder: Path) -> Inputs:
         construction_end=["2026-09-01", "2026-05-15"],
     )
     return proposals_with(folder, proposals=attributes)
+
+
+@case("siting-unknown-parcel", siting=Fails(("ZZZ",)))
+def unknown_parcel(folder: Path) -> Inputs:
+    inputs = write_town(folder)
+    return Inputs(inputs.layers, inputs.proposals, parcel="ZZZ")
