@@ -211,6 +211,13 @@ class Chunk:
     present: frozenset[str]
 
 
+def _own_geometries(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    """The frame with new geometry objects (equal coordinates), safe to prepare."""
+    geoms = np.asarray(frame.geometry.to_numpy(), dtype=object)
+    copies = shapely.from_wkb(shapely.to_wkb(geoms))
+    return frame.set_geometry(gpd.GeoSeries(copies, index=frame.index, crs=frame.crs))
+
+
 class ChunkSource:
     """Builds each chunk's inputs on demand from whole layers (one STRtree per layer)."""
 
@@ -229,16 +236,24 @@ class ChunkSource:
                 continue
             layer = subdivide(frame) if kind in POLYGON_KINDS else frame.reset_index(drop=True)
             self._layers[kind] = layer
-            self._trees[kind] = shapely.STRtree(np.asarray(layer.geometry.to_numpy()))
+            tree = shapely.STRtree(np.asarray(layer.geometry.to_numpy()))
+            tree.query(shapely.box(0, 0, 0, 0))  # build it here, before any thread uses it
+            self._trees[kind] = tree
 
     @property
     def present(self) -> frozenset[str]:
         return frozenset(self._layers)
 
     def chunk(self, chunk_id: int) -> Chunk:
-        """The inputs of one chunk."""
+        """The inputs of one chunk, with geometries of its own.
+
+        Halo features belong to several chunks, which threads screen at the same time;
+        GEOS prepares geometries (and builds their lazy indexes) in place, which is not
+        safe from two threads at once (it crashed).  Each chunk therefore gets copies of
+        its geometries (a WKB round trip, a few per cent of the work).
+        """
         rows = self.plan.rows(chunk_id)
-        parcels = self.parcels.iloc[rows]
+        parcels = _own_geometries(self.parcels.iloc[rows])
         bounds = self.plan.bounds[chunk_id]
         context: dict[str, gpd.GeoDataFrame] = {}
         for kind, frame in self._layers.items():
@@ -246,7 +261,7 @@ class ChunkSource:
                 hits = np.sort(self._trees[kind].query(shapely.box(*bounds)))
             else:
                 hits = np.zeros(0, dtype=np.int64)
-            context[kind] = frame.iloc[hits]
+            context[kind] = _own_geometries(frame.iloc[hits])
         return Chunk(
             chunk_id=chunk_id,
             rows=rows,

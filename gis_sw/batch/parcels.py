@@ -264,7 +264,8 @@ def screen_chunk(chunk: Chunk, ruleset: Ruleset, *, quick: bool = False) -> pd.D
     unusable = shapely.is_missing(geoms) | shapely.is_empty(geoms)
     geoms[unusable] = None
     ctx = chunk.context
-    notes: list[list[str]] = [[] for _ in range(n)]
+    notes: dict[int, list[str]] = {}  # only the rows with a remark of their own
+    everywhere: list[str] = []  # remarks that hold for every row of the chunk
     missing_layers = sorted(
         {"zoning", "wetlands", "water_bodies", "floodplain", "wells", "septic_fields", "buildings"}
         - set(chunk.present)
@@ -337,8 +338,7 @@ def screen_chunk(chunk: Chunk, ruleset: Ruleset, *, quick: bool = False) -> pd.D
             out[column] = pd.array(counts, dtype="Int64")
     if quick:
         roof = vehicle = np.full(n, np.nan)
-        for row_notes in notes:
-            row_notes.append("quick run: no siting, adjacent area or constrained share")
+        everywhere.append("quick run: no siting, adjacent area or constrained share")
     else:
         roof, vehicle = _siting(geoms, chunk, ruleset)
     out["roof_siting_sqft"] = roof
@@ -353,19 +353,23 @@ def screen_chunk(chunk: Chunk, ruleset: Ruleset, *, quick: bool = False) -> pd.D
         out["constrained_fraction"].to_numpy() > params.mostly_constrained_fraction
     )
     for i in np.flatnonzero(unusable):
-        notes[i].append("parcel has no usable geometry")
+        notes.setdefault(int(i), []).append("parcel has no usable geometry")
     for i in np.flatnonzero(no_zone & ~unusable):
-        notes[i].append("no zoning district covers the parcel")
+        notes.setdefault(int(i), []).append("no zoning district covers the parcel")
     if "_repaired" in frame:
         for i in np.flatnonzero(frame["_repaired"].to_numpy()):
-            notes[i].append("invalid geometry repaired with make_valid")
+            notes.setdefault(int(i), []).append("invalid geometry repaired with make_valid")
     if "_duplicate" in frame:
         for i in np.flatnonzero(frame["_duplicate"].to_numpy()):
-            notes[i].append("parcel_id is not unique in the parcel layer")
-    layer_note = f"layers not provided: {', '.join(missing_layers)}" if missing_layers else ""
+            notes.setdefault(int(i), []).append("parcel_id is not unique in the parcel layer")
+    if missing_layers:
+        everywhere.append(f"layers not provided: {', '.join(missing_layers)}")
     out["screen"] = _screen_class(out, unusable | no_zone, bool(missing_layers))
     out["result"] = _result(out)
-    out["notes"] = ["; ".join(n_ + ([layer_note] if layer_note else [])) for n_ in notes]
+    text = np.full(n, "; ".join(everywhere), dtype=object)
+    for at, remarks in notes.items():
+        text[at] = "; ".join(remarks + everywhere)
+    out["notes"] = text
     return out[list(RESULT_COLUMNS)].reset_index(drop=True)
 
 
