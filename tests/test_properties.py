@@ -285,27 +285,27 @@ def test_drainage_area_ignores_a_hair_of_a_neighbouring_lot(over_ft: float | Non
 
 @st.composite
 def shrunk(draw: st.DrawFn, town: Town) -> Town:
-    """The town with one disturbance polygon scaled about its centroid or cut by a box."""
+    """The town with one disturbance polygon, or every polygon of its proposal, scaled about
+    its centroid by one factor in [0.001, 1] or cut by a box (the same fractions of each one's
+    bounds)."""
     dist = town.disturbance.copy()
     i = draw(st.integers(0, len(dist) - 1))
-    geom = dist.geometry.iat[i]
-    if draw(st.booleans()):
-        factor = draw(st.floats(min_value=0.0, max_value=1.0, exclude_min=True))
-        new = affinity.scale(geom, factor, factor, origin="centroid")
-    else:
-        minx, miny, maxx, maxy = geom.bounds
-        fx0, fy0 = draw(st.floats(0.0, 0.95)), draw(st.floats(0.0, 0.95))
-        fx = (fx0, draw(st.floats(fx0 + 0.05, 1.0)))
-        fy = (fy0, draw(st.floats(fy0 + 0.05, 1.0)))
-        cut = box(
-            minx + fx[0] * (maxx - minx),
-            miny + fy[0] * (maxy - miny),
-            minx + fx[1] * (maxx - minx),
-            miny + fy[1] * (maxy - miny),
-        )
-        new = shapely.intersection(geom, cut)
+    pids = dist["proposal_id"].to_numpy()
+    chosen = np.flatnonzero(pids == pids[i]) if draw(st.booleans()) else np.array([i])
     geoms = dist.geometry.to_numpy().copy()
-    geoms[i] = new
+    if draw(st.booleans()):
+        # not below 1/1000: a polygon scaled to nothing is "no disturbance" (review)
+        factor = draw(st.floats(min_value=0.001, max_value=1.0))
+        for k in chosen:
+            geoms[k] = affinity.scale(geoms[k], factor, factor, origin="centroid")
+    else:
+        fx0, fy0 = draw(st.floats(0.0, 0.95)), draw(st.floats(0.0, 0.95))
+        fx1, fy1 = draw(st.floats(fx0 + 0.05, 1.0)), draw(st.floats(fy0 + 0.05, 1.0))
+        for k in chosen:
+            minx, miny, maxx, maxy = geoms[k].bounds
+            w, h = maxx - minx, maxy - miny
+            cut = box(minx + fx0 * w, miny + fy0 * h, minx + fx1 * w, miny + fy1 * h)
+            geoms[k] = shapely.intersection(geoms[k], cut)
     dist = dist.set_geometry(gpd.GeoSeries(geoms, index=dist.index, crs=dist.crs))
     return town.with_disturbance(dist)
 
