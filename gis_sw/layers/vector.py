@@ -221,8 +221,7 @@ def _check_shapefile_parts(path: Path) -> None:
     InputFileError
         Naming the missing part.
     """
-    siblings = {p.name.lower() for p in path.parent.glob(f"{path.stem}.*")}
-    if f"{path.stem.lower()}.dbf" not in siblings:
+    if not any(path.with_suffix(suffix).is_file() for suffix in (".dbf", ".DBF", ".Dbf")):
         raise InputFileError(
             f"{path}: its attribute file {path.stem}.dbf is missing, so no feature has an id "
             f"or any other column. Fix: copy {path.stem}.dbf (and .shx, .prj, .cpg) beside it, "
