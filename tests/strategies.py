@@ -20,12 +20,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import geopandas as gpd
 import numpy as np
 import pandas as pd
+import pyogrio
 import pyproj
+import rasterio
 import shapely
 from affine import Affine
 from hypothesis import strategies as st
@@ -333,3 +336,44 @@ def towns(draw: st.DrawFn, *, max_proposals: int = 2, min_devices: int = 0) -> T
         attributes=pd.DataFrame(attr_rows),
         extent=(0.0, 0.0, width, height),
     )
+
+
+def _plain(frame: pd.DataFrame) -> pd.DataFrame:
+    """Columns GDAL writes as they are: nullable booleans stay booleans."""
+    out = frame.copy()
+    for name in out.columns:
+        values = [v for v in out[name] if v is not None and not pd.isna(v)]
+        if values and all(isinstance(v, bool | np.bool_) for v in values):
+            out[name] = pd.array(list(out[name]), dtype="boolean")
+    return out
+
+
+def write_town_files(town: Town, folder: Path) -> tuple[Path, Path]:
+    """The town as a user would send it: layers and proposals in EPSG:4326 GeoPackages,
+    rasters as GeoTIFFs (EPSG:2260, feet) beside ``town.gpkg``.
+
+    Returns
+    -------
+    (town.gpkg, proposals.gpkg)
+    """
+    town_path, proposals_path = folder / "town.gpkg", folder / "proposals.gpkg"
+    for kind, layer in town.vectors.items():
+        pyogrio.write_dataframe(_plain(layer.to_crs("EPSG:4326")), town_path, layer=kind)
+    for kind, raster in town.rasters().items():
+        profile = {
+            "driver": "GTiff",
+            "width": raster.shape[1],
+            "height": raster.shape[0],
+            "count": 1,
+            "dtype": "float64",
+            "crs": CRS,
+            "transform": raster.transform,
+        }
+        with rasterio.open(folder / f"{kind}.tif", "w", **profile) as dst:
+            dst.write(raster.values, 1)
+            dst.update_tags(GIS_SW_MODE=str(raster.mode))
+    for kind, layer in (("disturbance", town.disturbance), ("devices", town.devices)):
+        if len(layer):
+            pyogrio.write_dataframe(_plain(layer.to_crs("EPSG:4326")), proposals_path, layer=kind)
+    pyogrio.write_dataframe(_plain(town.attributes), proposals_path, layer="proposals")
+    return town_path, proposals_path

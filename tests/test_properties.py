@@ -35,8 +35,11 @@ from hypothesis import strategies as st
 from shapely import affinity
 from shapely.geometry import Point, box
 from shapely.ops import polylabel
-from strategies import CRS, X0, Y0, Town, frame, towns
+from strategies import CRS, X0, Y0, Town, frame, towns, write_town_files
 
+from gis_sw.analysis.engine import run_rules
+from gis_sw.layers.proposals_io import read_proposals
+from gis_sw.layers.read import read_layers
 from gis_sw.outputs.geojson import FAMILY_FILES, geometry_family, write_findings_geojson
 from gis_sw.outputs.geopackage import write_findings_geopackage
 from gis_sw.ruleset import Ruleset, load_ruleset
@@ -139,6 +142,21 @@ def test_rotating_every_vector_layer_changes_no_outcome(town: Town, angle: float
 def test_reprojecting_through_wgs84_changes_no_outcome_away_from_limits(town: Town) -> None:
     before = town.screen(RULESET)
     after = town.reprojected().screen(RULESET)
+    assert_same_outcomes(before, after, near_limit_ok=True)
+
+
+@prop(4)
+@given(town=towns())
+def test_reading_the_town_from_wgs84_files_changes_no_outcome_away_from_limits(
+    town: Town,
+) -> None:
+    """The same, through the readers: GeoPackages in EPSG:4326, GeoTIFFs beside them."""
+    before = town.screen(RULESET)
+    with tempfile.TemporaryDirectory() as tmp:
+        layers_path, proposals_path = write_town_files(town, Path(tmp))
+        layers = read_layers(layers_path, ruleset=RULESET)
+        proposals = read_proposals(proposals_path, ruleset=RULESET)
+    after = run_rules(layers, proposals, RULESET, on_error="raise")
     assert_same_outcomes(before, after, near_limit_ok=True)
 
 
