@@ -142,6 +142,8 @@ def validate_layer(
     problems: list[Problem] = []
     warnings: list[str] = []
     frame = frame.reset_index(drop=True)
+    text_columns = [c for c, k in {**spec.required, **spec.optional}.items() if k == "str"]
+    frame = strip_text(frame, text_columns)
     labels = feature_labels(frame, spec.id_column)
 
     for column in spec.required:
@@ -235,6 +237,24 @@ def validate_layer(
             out[column] = id_text(out[column])
     validated = gpd.GeoDataFrame(out, geometry=frame.geometry.name, crs=frame.crs)
     return ValidatedLayer(validated, repaired, tuple(warnings)), []
+
+
+def strip_text(frame: gpd.GeoDataFrame, columns: Iterable[str]) -> gpd.GeoDataFrame:
+    """Text values without leading and trailing blanks (``"R-10 "`` is zone ``R-10``).
+
+    Exports pad text fields; a padded zone name or id would otherwise match nothing.
+    """
+    present = [c for c in columns if c in frame.columns]
+    if not present:
+        return frame
+    out = frame.copy()
+    for column in present:
+        values = out[column]
+        if isinstance(values.dtype, pd.StringDtype):
+            out[column] = values.str.strip()
+        elif values.dtype == object:
+            out[column] = values.map(lambda v: v.strip() if isinstance(v, str) else v)
+    return out
 
 
 _TYPE_NAMES = {
