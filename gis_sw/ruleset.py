@@ -10,20 +10,36 @@ the module that uses them parses and validates its own section (see :meth:`Rules
 
 from __future__ import annotations
 
+import math
+import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+import numpy as np
 from pyproj import CRS
 from pyproj.exceptions import CRSError as PyprojCRSError
 
 from gis_sw.errors import RulesetError
 
 DEFAULT_RULESET = "mount_pleasant_ny"
+
+_ZONE_PUNCTUATION = re.compile(r"[\s\-_.]+")
+
+
+def zone_key(zone: object) -> str:
+    """A zone name reduced for matching: upper case, no spaces, hyphens, underscores or dots.
+
+    ``"R-10"``, ``"r10"`` and ``" R 10 "`` all give ``"R10"``; ``"R-100"`` stays distinct.
+    Missing values give ``""``.
+    """
+    if zone is None or (isinstance(zone, float) and math.isnan(zone)) or str(zone) == "<NA>":
+        return ""
+    return _ZONE_PUNCTUATION.sub("", str(zone)).upper()
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,9 +167,18 @@ class Ruleset:
         value = self.raw.get(name, {})
         return MappingProxyType(dict(value)) if isinstance(value, dict) else MappingProxyType({})
 
-    def is_low_threshold_zone(self, zone: str) -> bool:
-        """True for zones with the lower permit threshold (R-10 in Mount Pleasant)."""
-        return zone in self.zones.low_threshold_zones
+    def is_low_threshold_zone(self, zone: object) -> bool:
+        """True for zones with the lower permit threshold (R-10 in Mount Pleasant).
+
+        Names match whatever their case, spaces and punctuation: town exports spell R-10 as
+        ``R10``, ``r-10`` or ``R 10``, and a miss would silently give the higher threshold.
+        """
+        return zone_key(zone) in {zone_key(z) for z in self.zones.low_threshold_zones}
+
+    def low_threshold_mask(self, zones: Iterable[object]) -> np.ndarray:
+        """:meth:`is_low_threshold_zone` for many zone names at once (a boolean array)."""
+        keys = {zone_key(z) for z in self.zones.low_threshold_zones}
+        return np.fromiter((zone_key(z) in keys for z in zones), dtype=bool)
 
 
 def _build(

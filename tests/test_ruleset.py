@@ -80,3 +80,21 @@ def test_missing_design_storm_depth():
     data["storms"]["design_return_period_yr"] = 30
     with pytest.raises(RulesetError, match="design_return_period_yr = 30 has no depth"):
         parse_ruleset(data)
+
+
+@pytest.mark.parametrize(
+    ("zone", "low"),
+    [
+        ("R-10", True),
+        ("r10", True),
+        (" R 10 ", True),
+        ("R_10", True),
+        ("R-100", False),
+        ("R-20", False),
+        (None, False),
+        (float("nan"), False),
+    ],
+)
+def test_low_threshold_zone_names_match_whatever_their_spelling(ruleset, zone, low):
+    assert ruleset.is_low_threshold_zone(zone) is low
+    assert ruleset.low_threshold_mask([zone]).tolist() == [low]

@@ -129,7 +129,6 @@ def permit_areas(ctx: CheckContext) -> dict[str, PermitArea]:
 
 def _permit_areas(ctx: CheckContext) -> dict[str, PermitArea]:
     params = ctx.ruleset.permit
-    low_zones = set(ctx.ruleset.zones.low_threshold_zones)
     zone_col = ctx.ruleset.zones.zone_column
     unions = ctx.disturbance_union
     zoning = ctx.layers.get("zoning")
@@ -151,7 +150,7 @@ def _permit_areas(ctx: CheckContext) -> dict[str, PermitArea]:
     zones = zone_sums.index.get_level_values(1).astype(str)
     for subject, zone, area in zip(subjects, zones, zone_sums.to_numpy(), strict=True):
         by_zone_of.setdefault(subject, []).append((zone, float(area)))
-    low_rows = named[named["key"].isin(low_zones)]
+    low_rows = named[ctx.ruleset.low_threshold_mask(named["key"])]
     low_of = low_rows.groupby("subject")["area_sqft"].sum()
     low_part_of = {
         str(subject): shapely.union_all(group.to_numpy())

@@ -283,18 +283,10 @@ def duplicate_padded(folder: Path) -> Inputs:
     return town_with(folder, parcels=town_frames()["parcels"].assign(parcel_id=["A", "A  "]))
 
 
-ZONE_SPELLING = (
-    "gis_sw/analysis/permits.py:132,154: zone names are matched exactly against "
-    "low_threshold_zones, so 'R10' or 'r-10' silently gets the 250 sq ft threshold and P-1 "
-    "(134 sq ft in R-10) passes SW101. Match case- and punctuation-insensitively, or answer "
-    "review for a zone name the ruleset does not know."
-)
-
-
 @case(
     "attr-zone-spelled-r10",
     validate=Works(output=("zoning: ok",)),
-    check=Works(findings={("SW101", "P-1"): "required"}, bug=ZONE_SPELLING),
+    check=Works(findings={("SW101", "P-1"): "required"}),
 )
 def zone_spelling(folder: Path) -> Inputs:
     return town_with(folder, zoning=town_frames()["zoning"].assign(zone=["r10", "R-20"]))
