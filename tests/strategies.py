@@ -1,8 +1,9 @@
 """Hypothesis strategies: tiny generated towns screened by the real engine.
 
 A town is a row of rectangular parcels split between zones R-10 and R-20, one well, one
-wetland, one water body, one septic field, one house (habitable basement), a sloped DEM, a
-constant seasonal-high-groundwater depth raster, and one or two proposals with disturbance
+wetland, one water body, one 303(d)-impaired water, one septic field, one house (habitable
+basement) and a shed, a sloped DEM, a constant seasonal-high-groundwater depth raster, and
+one or two proposals with disturbance
 rectangles and infiltration devices.  It sits inside EPSG:2260's area of use, around Mount
 Pleasant (x ~ 684,000, y ~ 826,000 ftUS).
 
@@ -270,6 +271,7 @@ def towns(draw: st.DrawFn, *, max_proposals: int = 2, min_devices: int = 0) -> T
     well = at(Point(draw(quarter(*around[::2])), draw(quarter(*around[1::2]))))
     wetland = at(draw(rect_in(around, min_ft=5.0, max_ft=80.0)))
     water = at(draw(rect_in(around, min_ft=5.0, max_ft=80.0)))
+    listed = at(draw(rect_in(around, min_ft=20.0, max_ft=200.0)))
     septic = at(draw(rect_in(inside, min_ft=10.0, max_ft=40.0)))
     house = at(draw(rect_in(inside, min_ft=20.0, max_ft=50.0)))
     shed = at(draw(rect_in(inside, min_ft=8.0, max_ft=20.0)))
@@ -284,6 +286,9 @@ def towns(draw: st.DrawFn, *, max_proposals: int = 2, min_devices: int = 0) -> T
             [{"water_id": "WB1", "name": "Mill pond", "geometry": water}], ["water_id"]
         ),
         "septic_fields": frame([{"septic_id": "S1", "geometry": septic}], ["septic_id"]),
+        "impaired_waters": frame(
+            [{"name": "Saw Mill River", "pollutant": "phosphorus", "geometry": listed}], ["name"]
+        ),
         "buildings": frame(
             [
                 {"building_id": "H1", "habitable_basement": True, "geometry": house},

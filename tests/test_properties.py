@@ -299,6 +299,39 @@ def test_drainage_area_ignores_a_hair_of_a_neighbouring_lot(over_ft: float | Non
     assert after["measured"] == pytest.approx(before["measured"], abs=0.01), after["message"]
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="bug: gis_sw/analysis/permits.py _impaired_overlap counts a disturbance that only "
+    "touches an impaired water with an exact 'intersects', so a disturbance drawn up to the "
+    "listed water's edge is Condition A required, but 1e-9 ft short of it (or rotated "
+    "123.4 deg) pass",
+)
+@pytest.mark.parametrize(
+    ("short_ft", "angle"),
+    [
+        pytest.param(1e-9, 0.0, id="1e-9-ft-short-of-the-impaired-water"),
+        pytest.param(0.0, 123.4, id="up-to-the-impaired-water-rotated-123.4-deg"),
+    ],
+)
+def test_condition_a_does_not_hang_on_a_float_bit(short_ft: float, angle: float) -> None:
+    def town(east: float) -> Town:
+        base = lot_town(50.0, dist=box(X0 + 40, Y0 + 40, X0 + east, Y0 + 60))
+        water = box(X0 + 100, Y0 - 50, X0 + 400, Y0 + 150)
+        listed = frame([{"name": "Pocantico River", "geometry": water}], [])
+        return replace(
+            base,
+            vectors={**base.vectors, "impaired_waters": listed},
+            attributes=pd.DataFrame({"proposal_id": ["P1"], "part_of_larger_plan": [True]}),
+        )
+
+    def condition_a(variant: Town) -> str:
+        findings = variant.screen(RULESET, select=["SW103"])
+        return str(findings.set_index("subject_id").loc["P1:condition-A", "outcome"])
+
+    assert condition_a(town(100.0)) == "required"
+    assert condition_a(town(100.0 - short_ft).rotated(angle)) == "required"
+
+
 # -- 3. shrinking a disturbance ----------------------------------------------------------------
 
 
