@@ -30,7 +30,13 @@ from gis_sw.layers.layerset import LayerReport
 from gis_sw.layers.manifest import parse_crs
 from gis_sw.layers.proposals import ATTRIBUTE_COLUMNS, Proposals
 from gis_sw.layers.specs import LAND_USES, PROPOSAL_LAYERS
-from gis_sw.layers.validate import feature_labels, listing, validate_layer, validate_table
+from gis_sw.layers.validate import (
+    feature_labels,
+    id_text,
+    listing,
+    validate_layer,
+    validate_table,
+)
 from gis_sw.layers.vector import crs_text, crs_units, read_vector, to_working_crs, unreadable
 from gis_sw.ruleset import Ruleset
 
@@ -121,6 +127,7 @@ def read_proposals(
     if attributes is not None:
         problems.extend(_check_attributes(attributes, ruleset, f"{ATTRIBUTE_TABLE} [{path}]"))
     problems.extend(_check_dates(frames.get("disturbance"), path))
+    problems.extend(_without_disturbance(attributes, frames.get("disturbance"), path))
     if problems:
         raise LayerError(problems)
     proposals = make_proposals(
@@ -279,6 +286,30 @@ def _end_before_start(
             name,
             f"{end} is before {start}: {listing(shown)}.",
             f"correct the dates ({end} is the day of final stabilisation).",
+        )
+    ]
+
+
+def _without_disturbance(
+    attributes: pd.DataFrame | None, disturbance: gpd.GeoDataFrame | None, path: Path
+) -> list[Problem]:
+    """Rows of the proposals table with no disturbance feature: nothing to screen.
+
+    Left in, such a proposal would pass every area rule at 0 sq ft.
+    """
+    if attributes is None or disturbance is None or "proposal_id" not in attributes.columns:
+        return []
+    drawn = set(id_text(disturbance["proposal_id"]).dropna())
+    listed = id_text(attributes["proposal_id"]).dropna()
+    missing = sorted(set(listed) - drawn)
+    if not missing:
+        return []
+    return [
+        Problem(
+            f"{ATTRIBUTE_TABLE} [{path}]",
+            f"{len(missing)} proposal(s) have no disturbance feature: {listing(missing)}.",
+            "draw each proposal's limits of disturbance in the 'disturbance' layer with its "
+            "proposal_id, or remove its row from the proposals table.",
         )
     ]
 

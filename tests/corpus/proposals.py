@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import geopandas as gpd
+import pandas as pd
 import shapely
 
 from corpus import (
@@ -96,3 +97,17 @@ def construction_end_before_start(folder: Path) -> Inputs:
 def unknown_parcel(folder: Path) -> Inputs:
     inputs = write_town(folder)
     return Inputs(inputs.layers, inputs.proposals, parcel="ZZZ")
+
+
+@case(
+    "proposal-listed-without-disturbance",
+    validate=Fails(("proposals", "have no disturbance feature: P-9", "fix: draw")),
+    check=Fails(("proposals", "have no disturbance feature: P-9")),
+    batch=Fails(("proposals", "have no disturbance feature: P-9")),
+)
+def listed_without_disturbance(folder: Path) -> Inputs:
+    """P-9 in the proposals table but not drawn: it would pass SW102-SW106 at 0 sq ft."""
+    attributes = proposal_frames()["proposals"]
+    extra = attributes.iloc[[0]].assign(proposal_id="P-9", name="Not drawn")
+    both = gpd.GeoDataFrame(pd.concat([attributes, extra], ignore_index=True))
+    return proposals_with(folder, proposals=both)
