@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+import rasterio
+from rasterio.transform import from_origin
+
 from corpus import (
+    X0,
+    Y0,
     Fails,
     Inputs,
     Works,
@@ -263,4 +269,21 @@ def proposals_truncated(folder: Path) -> Inputs:
     inputs = write_town(folder)
     data = inputs.proposals.read_bytes()
     inputs.proposals.write_bytes(data[: len(data) // 2])
+    return inputs
+
+
+@case("dem-tif-without-crs", **every(Fails(("dem.tif", "CRS"))))
+def dem_without_crs(folder: Path) -> Inputs:
+    """A 4 x 4 DEM over the town with no CRS in the GeoTIFF."""
+    inputs = write_town(folder)
+    profile = {
+        "driver": "GTiff",
+        "width": 4,
+        "height": 4,
+        "count": 1,
+        "dtype": "float32",
+        "transform": from_origin(X0 - 50, Y0 + 150, 100, 100),
+    }
+    with rasterio.open(folder / "dem.tif", "w", **profile) as dst:
+        dst.write(np.full((1, 4, 4), 300.0, dtype="float32"))
     return inputs
