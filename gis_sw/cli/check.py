@@ -69,6 +69,14 @@ def _prefixes(values: tuple[str, ...], option: str) -> list[str] | None:
     default=None,
     help="TOML or CSV of reviewed exceptions (finding_id or rule_id + subject_id, reason).",
 )
+@click.option(
+    "--map",
+    "map_choice",
+    type=click.Choice(["pdf", "png", "both", "none"]),
+    default="none",
+    show_default=True,
+    help="Map sheets of each proposal in --out, with webmap.html (none: neither).",
+)
 @click.option("--overwrite", is_flag=True, help="Replace existing outputs in --out.")
 @click.option("--select", multiple=True, help="Only rules with these id prefixes (SW1, SW205).")
 @click.option("--ignore", multiple=True, help="Skip rules with these id prefixes.")
@@ -83,6 +91,7 @@ def command(
     fail_on: str,
     waivers_path: Path | None,
     overwrite: bool,
+    map_choice: str,
     select: tuple[str, ...],
     ignore: tuple[str, ...],
     crs: str | None,
@@ -96,6 +105,7 @@ def command(
     summary.csv and waivers.csv.  gis-sw screens; the Town Engineer decides.
     """
     from gis_sw.layers.read import read_layers, read_proposals
+    from gis_sw.outputs.maps.bundle import MAP_CHOICES
 
     ruleset = load_ruleset(ruleset_name)
     chosen = select_rules(_prefixes(select, "--select"), _prefixes(ignore, "--ignore"))
@@ -150,6 +160,7 @@ def command(
             ruleset=ruleset,
             overwrite=overwrite,
             waiver_results=results,
+            maps=None if map_choice == "none" else MAP_CHOICES[map_choice],
         )
         for path in written:
             log.info("wrote %s", path)

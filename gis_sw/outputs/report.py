@@ -28,6 +28,7 @@ from gis_sw.outputs.atomic import check_writable, write_text_atomic
 from gis_sw.outputs.geojson import FAMILY_FILES, write_findings_geojson
 from gis_sw.outputs.geopackage import write_findings_geopackage
 from gis_sw.outputs.summary import write_summary_csv
+from gis_sw.outputs.timeline import write_timelines
 from gis_sw.ruleset import Ruleset
 
 __all__ = ["CHECK_OUTPUTS", "waivers_frame", "write_check_outputs"]
@@ -66,6 +67,7 @@ def write_check_outputs(
     ruleset: Ruleset,
     overwrite: bool = False,
     waiver_results: Sequence[WaiverResult] | None = None,
+    maps: Sequence[str] | None = None,
 ) -> list[Path]:
     """Write findings (GeoJSON, GeoPackage), the summary and the waiver report.
 
@@ -81,6 +83,9 @@ def write_check_outputs(
         Replace existing outputs.
     waiver_results
         What each waiver did; writes ``waivers.csv`` when given.
+    maps
+        Formats of the map sheets (``("pdf", "png")``, one of them, or none), written with
+        ``webmap.html`` by :func:`gis_sw.outputs.maps.bundle.write_maps`; None: no map.
 
     Returns
     -------
@@ -97,6 +102,11 @@ def write_check_outputs(
     names = [*CHECK_OUTPUTS, *(["waivers.csv"] if waiver_results is not None else [])]
     for name in names:
         check_writable(out_dir / name, overwrite=overwrite)
+    if maps is not None:
+        from gis_sw.outputs.maps.bundle import map_paths
+
+        for path in map_paths(out_dir, proposals=proposals, findings=findings, formats=maps):
+            check_writable(path, overwrite=overwrite)
     written = write_findings_geojson(out_dir, findings, overwrite=overwrite)
     written.append(
         write_findings_geopackage(out_dir / "findings.gpkg", findings, overwrite=overwrite)
@@ -109,4 +119,17 @@ def write_check_outputs(
             write_text_atomic(out_dir / "waivers.csv", buffer.getvalue(), overwrite=overwrite)
         )
     # Maps, web map and phasing chart: one line each below.
+    written += write_timelines(out_dir, proposals=proposals, ruleset=ruleset, overwrite=overwrite)
+    if maps is not None:
+        from gis_sw.outputs.maps.bundle import write_maps
+
+        written += write_maps(
+            out_dir,
+            layers=layers,
+            proposals=proposals,
+            findings=findings,
+            ruleset=ruleset,
+            formats=maps,
+            overwrite=overwrite,
+        )
     return written
