@@ -25,6 +25,7 @@ from gis_sw.analysis.waivers import WaiverResult
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.proposals import Proposals
 from gis_sw.outputs.atomic import check_writable, write_text_atomic
+from gis_sw.outputs.calcsheet import write_run_calc_sheet
 from gis_sw.outputs.geojson import FAMILY_FILES, write_findings_geojson
 from gis_sw.outputs.geopackage import write_findings_geopackage
 from gis_sw.outputs.summary import write_summary_csv
@@ -120,6 +121,9 @@ def write_check_outputs(
         )
     # Maps, web map and phasing chart: one line each below.
     written += write_timelines(out_dir, proposals=proposals, ruleset=ruleset, overwrite=overwrite)
+    written += write_run_calc_sheet(
+        out_dir, layers=layers, proposals=proposals, ruleset=ruleset, overwrite=overwrite
+    )
     if maps is not None:
         from gis_sw.outputs.maps.bundle import write_maps
 
