@@ -74,12 +74,19 @@ def test_check_writes_outputs_and_exits_0(town: tuple[Path, Path], tmp_path: Pat
         "check", str(proposals), "--layers", str(layers), "--out", str(out), "--select", "SW1"
     )
     assert result.exit_code == 0, result.output
+    # --map defaults to both: a PDF and a PNG sheet per proposal and the web map
     assert sorted(p.name for p in out.iterdir()) == [
+        "P-1.pdf",
+        "P-1.png",
+        "P-2.pdf",
+        "P-2.png",
+        "calcsheet.csv",
         "findings.geojson",
         "findings.gpkg",
         "findings_lines.geojson",
         "findings_points.geojson",
         "summary.csv",
+        "webmap.html",
     ]
     rows = summary(out)
     assert rows["SW101", "P-1"]["outcome"] == "required"
@@ -232,3 +239,17 @@ def test_rules_table_and_markdown() -> None:
         "|---|---|---|",
         "| SW101 | § 183-12A | Town stormwater management control permit threshold |",
     ]
+
+
+def test_an_existing_later_output_stops_the_run_before_anything_is_written(
+    town: tuple[Path, Path], tmp_path: Path
+) -> None:
+    layers, proposals = town
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "calcsheet.csv").write_text("an engineer's edited copy\n")
+    result = run("check", str(proposals), "--layers", str(layers), "--out", str(out))
+    assert result.exit_code == 2
+    assert "calcsheet.csv already exists" in result.output
+    assert [p.name for p in out.iterdir()] == ["calcsheet.csv"]
+    assert (out / "calcsheet.csv").read_text() == "an engineer's edited copy\n"

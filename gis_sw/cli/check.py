@@ -73,7 +73,7 @@ def _prefixes(values: tuple[str, ...], option: str) -> list[str] | None:
     "--map",
     "map_choice",
     type=click.Choice(["pdf", "png", "both", "none"]),
-    default="none",
+    default="both",
     show_default=True,
     help="Map sheets of each proposal in --out, with webmap.html (none: neither).",
 )

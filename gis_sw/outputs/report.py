@@ -8,8 +8,14 @@ Files in ``out_dir``:
 * ``summary.csv``: one row per finding, no geometry (:mod:`gis_sw.outputs.summary`);
 * ``waivers.csv``: when waivers were given, what each did (applied, expired, unmatched).
 
-Every file is written atomically; when any of them exists and ``overwrite`` is False,
-nothing is written.  Maps and the phasing chart add their files here too.
+* ``calcsheet.csv``: the runoff calculation sheet (:mod:`gis_sw.outputs.calcsheet`);
+* ``timeline_<id>.png``: disturbed acres over time, per proposal with dated phases;
+* map sheets and ``webmap.html`` when maps are asked for (:mod:`gis_sw.outputs.maps`).
+
+Every file is written atomically, and the whole set is published together
+(:func:`gis_sw.outputs.atomic.output_group`): a run that fails or is killed half-way leaves
+the previous outputs as they were.  When any output exists and ``overwrite`` is False,
+nothing is written.
 """
 
 from __future__ import annotations
@@ -24,12 +30,12 @@ import pandas as pd
 from gis_sw.analysis.waivers import WaiverResult
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.proposals import Proposals
-from gis_sw.outputs.atomic import check_writable, write_text_atomic
+from gis_sw.outputs.atomic import check_writable, output_group, write_text_atomic
 from gis_sw.outputs.calcsheet import write_run_calc_sheet
 from gis_sw.outputs.geojson import FAMILY_FILES, write_findings_geojson
 from gis_sw.outputs.geopackage import write_findings_geopackage
 from gis_sw.outputs.summary import write_summary_csv
-from gis_sw.outputs.timeline import write_timelines
+from gis_sw.outputs.timeline import timeline_path, write_timelines
 from gis_sw.ruleset import Ruleset
 
 __all__ = ["CHECK_OUTPUTS", "waivers_frame", "write_check_outputs"]
@@ -100,40 +106,58 @@ def write_check_outputs(
         or a file cannot be written.
     """
     out_dir = Path(out_dir)
-    names = [*CHECK_OUTPUTS, *(["waivers.csv"] if waiver_results is not None else [])]
-    for name in names:
-        check_writable(out_dir / name, overwrite=overwrite)
+    for path in planned_outputs(
+        out_dir, findings, proposals=proposals, waivers=waiver_results is not None, maps=maps
+    ):
+        check_writable(path, overwrite=overwrite)
+    with output_group():
+        written = write_findings_geojson(out_dir, findings, overwrite=overwrite)
+        written.append(
+            write_findings_geopackage(out_dir / "findings.gpkg", findings, overwrite=overwrite)
+        )
+        written.append(write_summary_csv(out_dir / "summary.csv", findings, overwrite=overwrite))
+        if waiver_results is not None:
+            buffer = io.StringIO()
+            waivers_frame(waiver_results).to_csv(buffer, index=False, lineterminator="\n")
+            written.append(
+                write_text_atomic(out_dir / "waivers.csv", buffer.getvalue(), overwrite=overwrite)
+            )
+        written += write_timelines(
+            out_dir, proposals=proposals, ruleset=ruleset, overwrite=overwrite
+        )
+        written += write_run_calc_sheet(
+            out_dir, layers=layers, proposals=proposals, ruleset=ruleset, overwrite=overwrite
+        )
+        if maps is not None:
+            from gis_sw.outputs.maps.bundle import write_maps
+
+            written += write_maps(
+                out_dir,
+                layers=layers,
+                proposals=proposals,
+                findings=findings,
+                ruleset=ruleset,
+                formats=maps,
+                overwrite=overwrite,
+            )
+    return written
+
+
+def planned_outputs(
+    out_dir: Path,
+    findings: gpd.GeoDataFrame,
+    *,
+    proposals: Proposals,
+    waivers: bool,
+    maps: Sequence[str] | None,
+) -> list[Path]:
+    """Every file a check run may write, so existing ones are refused before any write."""
+    names = [*CHECK_OUTPUTS, "calcsheet.csv", *(["waivers.csv"] if waivers else [])]
+    paths = [out_dir / name for name in names]
+    dated = proposals.disturbance.loc[proposals.disturbance["start_date"].notna(), "proposal_id"]
+    paths += [timeline_path(out_dir, pid) for pid in sorted(set(dated.astype(str)))]
     if maps is not None:
         from gis_sw.outputs.maps.bundle import map_paths
 
-        for path in map_paths(out_dir, proposals=proposals, findings=findings, formats=maps):
-            check_writable(path, overwrite=overwrite)
-    written = write_findings_geojson(out_dir, findings, overwrite=overwrite)
-    written.append(
-        write_findings_geopackage(out_dir / "findings.gpkg", findings, overwrite=overwrite)
-    )
-    written.append(write_summary_csv(out_dir / "summary.csv", findings, overwrite=overwrite))
-    if waiver_results is not None:
-        buffer = io.StringIO()
-        waivers_frame(waiver_results).to_csv(buffer, index=False, lineterminator="\n")
-        written.append(
-            write_text_atomic(out_dir / "waivers.csv", buffer.getvalue(), overwrite=overwrite)
-        )
-    # Maps, web map and phasing chart: one line each below.
-    written += write_timelines(out_dir, proposals=proposals, ruleset=ruleset, overwrite=overwrite)
-    written += write_run_calc_sheet(
-        out_dir, layers=layers, proposals=proposals, ruleset=ruleset, overwrite=overwrite
-    )
-    if maps is not None:
-        from gis_sw.outputs.maps.bundle import write_maps
-
-        written += write_maps(
-            out_dir,
-            layers=layers,
-            proposals=proposals,
-            findings=findings,
-            ruleset=ruleset,
-            formats=maps,
-            overwrite=overwrite,
-        )
-    return written
+        paths += map_paths(out_dir, proposals=proposals, findings=findings, formats=maps)
+    return paths

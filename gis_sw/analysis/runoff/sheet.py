@@ -150,6 +150,6 @@ def calculation_sheet(results: Iterable[DrainageResult]) -> pd.DataFrame:
     frame = pd.DataFrame(rows).reindex(columns=list(SHEET_COLUMNS))
     text = ("proposal_id", "drainage_id", "scenario", "line", "source", "cover", "hsg", "note")
     for col in text:
-        frame[col] = frame[col].fillna("").astype(str)
+        frame[col] = frame[col].astype(object).where(frame[col].notna(), "").astype(str)
     frame["storm_yr"] = frame["storm_yr"].astype("Int64")
     return frame
