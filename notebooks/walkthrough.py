@@ -327,7 +327,8 @@ findings_table("P07-commercial-phased-7ac")
 
 # %% [markdown]
 # The same findings can be written as GeoJSON, GeoPackage and CSV for GIS software: that is
-# what `gis-sw check PROPOSALS --layers LAYERS --out FOLDER` does (see `docs/check.md`).
+# what `gis-sw check PROPOSALS --layers LAYERS --out FOLDER` does, with the map sheets and
+# web map of the next section beside them unless `--map none` is given (see `docs/check.md`).
 
 # %% [markdown]
 # ## 4. A proposal's map sheet, and the web map
