@@ -280,15 +280,6 @@ def test_full_disk_check_exit_2_earlier_output_kept(
     assert not [p.name for p in tiny_disk.iterdir() if p.name.startswith(".")]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "gis_sw/outputs/report.py:60-110 write_check_outputs: each file is renamed into place "
-        "as soon as it is written, so when findings.gpkg fails (disk full) the earlier "
-        "findings*.geojson are already replaced: a mixed set of old and new outputs. Write "
-        "all, then rename all (gis_sw.outputs.atomic.output_group)."
-    ),
-)
 def test_full_disk_check_leaves_every_earlier_output(
     tiny_disk: Path, built: Callable[[Case], Inputs]
 ) -> None:
@@ -302,24 +293,11 @@ def test_full_disk_check_leaves_every_earlier_output(
     assert snapshot(tiny_disk) == before
 
 
-SITING_PAIR = (
-    "gis_sw/cli/siting.py:43-74 write_siting: siting.geojson is renamed into place before "
-    "siting.gpkg is written, so a full disk leaves a new siting.geojson without its "
-    "siting.gpkg. Wrap both writes in gis_sw.outputs.atomic.output_group()."
-)
-
-BATCH_SET = (
-    "gis_sw/batch/write.py:119 write_batch_outputs: each file is renamed into place as soon as it "
-    "is written, so a full disk leaves parcels.parquet and problems.csv without summary.csv "
-    "and the findings (a partial set). Wrap the writes in gis_sw.outputs.atomic.output_group()."
-)
-
-
 @pytest.mark.parametrize(
     "command",
     [
-        pytest.param("siting", marks=pytest.mark.xfail(strict=True, reason=SITING_PAIR)),
-        pytest.param("batch", marks=pytest.mark.xfail(strict=True, reason=BATCH_SET)),
+        pytest.param("siting"),
+        pytest.param("batch"),
     ],
 )
 def test_full_disk_siting_and_batch_exit_2(

@@ -27,7 +27,7 @@ import pandas as pd
 from gis_sw.analysis.overlay import area_by_key
 from gis_sw.batch.run import ScreenResult
 from gis_sw.layers.layerset import LayerSet
-from gis_sw.outputs.atomic import atomic_path
+from gis_sw.outputs.atomic import atomic_path, check_writable, output_group
 from gis_sw.ruleset import Ruleset
 
 log = logging.getLogger(__name__)
@@ -137,6 +137,46 @@ def write_batch_outputs(
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    for name in planned_batch_outputs(findings=findings is not None, formats=formats):
+        check_writable(out_dir / name, overwrite=overwrite)
+    with output_group():  # the set appears together, or (on any error) not at all
+        written = _write_batch_set(
+            out_dir,
+            result,
+            layers,
+            ruleset,
+            findings=findings,
+            disturbance=disturbance,
+            overwrite=overwrite,
+            formats=formats,
+            overview=overview,
+        )
+    return written
+
+
+def planned_batch_outputs(*, findings: bool, formats: tuple[str, ...]) -> list[str]:
+    """Names of the files a batch run writes, checked before any is written."""
+    from gis_sw.outputs.geojson import FAMILY_FILES
+
+    names = [f"parcels.{fmt}" for fmt in formats] + ["problems.csv", "summary.csv"]
+    if findings:
+        names += ["findings.parquet", "findings.gpkg"]
+        names += [name for name, _ in FAMILY_FILES.values()]
+    return names
+
+
+def _write_batch_set(
+    out_dir: Path,
+    result: ScreenResult,
+    layers: LayerSet,
+    ruleset: Ruleset,
+    *,
+    findings: gpd.GeoDataFrame | None,
+    disturbance: gpd.GeoDataFrame | None,
+    overwrite: bool,
+    formats: tuple[str, ...],
+    overview: bool,
+) -> dict[str, Path]:
     written: dict[str, Path] = {}
     parcels = parcels_frame(result, ruleset.working_crs)
     for fmt in formats:

@@ -18,7 +18,7 @@ import shapely
 
 from gis_sw.analysis.siting import DeviceClass, siting_polygons
 from gis_sw.layers.read import read_layers
-from gis_sw.outputs.atomic import atomic_path, check_writable
+from gis_sw.outputs.atomic import atomic_path, check_writable, output_group
 from gis_sw.ruleset import load_ruleset
 
 
@@ -54,25 +54,26 @@ def write_siting(
     for path in targets:
         check_writable(path, overwrite=overwrite)
     frame = _plain(polygons)
-    with atomic_path(targets[0], overwrite=overwrite) as tmp:
-        pyogrio.write_dataframe(
-            frame,
-            tmp,
-            driver="GeoJSON",
-            layer="siting",
-            geometry_type="MultiPolygon",
-            promote_to_multi=True,
-            layer_options={"RFC7946": "YES", "COORDINATE_PRECISION": "7"},
-        )
-    with atomic_path(targets[1], overwrite=overwrite) as tmp:
-        pyogrio.write_dataframe(
-            frame,
-            tmp,
-            driver="GPKG",
-            layer="siting",
-            geometry_type="MultiPolygon",
-            promote_to_multi=True,
-        )
+    with output_group():  # both files appear together, or neither
+        with atomic_path(targets[0], overwrite=overwrite) as tmp:
+            pyogrio.write_dataframe(
+                frame,
+                tmp,
+                driver="GeoJSON",
+                layer="siting",
+                geometry_type="MultiPolygon",
+                promote_to_multi=True,
+                layer_options={"RFC7946": "YES", "COORDINATE_PRECISION": "7"},
+            )
+        with atomic_path(targets[1], overwrite=overwrite) as tmp:
+            pyogrio.write_dataframe(
+                frame,
+                tmp,
+                driver="GPKG",
+                layer="siting",
+                geometry_type="MultiPolygon",
+                promote_to_multi=True,
+            )
     return targets
 
 
