@@ -118,9 +118,10 @@ def command(  # noqa: PLR0917  # click passes every option by keyword
     layers = read_town(layers_source, ruleset=ruleset, everything=proposals_path is not None)
     proposals = None
     if proposals_path is not None:
-        from gis_sw.layers.proposals_io import read_proposals
+        from gis_sw.layers.read import read_proposals
 
-        proposals = read_proposals(proposals_path, ruleset=ruleset, crs=layers.crs)
+        # like `gis-sw check`: a proposals file without a CRS is refused, never assumed
+        proposals = read_proposals(proposals_path, ruleset=ruleset)
     stage("read")
     options = RunOptions(
         chunk_size=chunk_size,

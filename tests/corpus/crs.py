@@ -45,13 +45,7 @@ def parcels_no_crs(folder: Path) -> Inputs:
     "crs-none-proposals-gpkg",
     validate=Fails(("proposals.gpkg:disturbance", "has no CRS")),
     check=Fails(("proposals.gpkg:disturbance", "has no CRS")),
-    batch=Fails(
-        ("proposals.gpkg:disturbance", "has no CRS"),
-        bug=(
-            "gis_sw/cli/batch.py:123 read_proposals(..., crs=layers.crs): a proposals file "
-            "without a CRS is silently assumed to be in the working CRS (check refuses it)."
-        ),
-    ),
+    batch=Fails(("proposals.gpkg:disturbance", "has no CRS")),
 )
 def proposals_no_crs(folder: Path) -> Inputs:
     frames = proposal_frames()
