@@ -181,7 +181,7 @@ def build_layers(
     zone_col = ruleset.zones.zone_column
     zoning = _near(layers.get("zoning"), area)
     if zoning is not None:
-        low = zoning[zone_col].isin(list(ruleset.zones.low_threshold_zones)).to_numpy()
+        low = ruleset.low_threshold_mask(zoning[zone_col])
         fills = np.where(low, STYLES["zoning_low"].facecolor, "#ffffff").tolist()
         style = _style("zoning_low") | {"color": STYLES["zoning"].edgecolor, "fillOpacity": 0.35}
         add("zoning", "Zoning (R-10 shaded)", style, zoning, [zone_col], extra={"_fill": fills})

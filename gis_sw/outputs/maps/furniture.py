@@ -24,6 +24,7 @@ from pyproj import CRS, Transformer
 
 from gis_sw.outputs.maps.draw import add_lines, add_polygons, polygon_parts
 from gis_sw.outputs.maps.style import STYLES, zone_fill
+from gis_sw.ruleset import zone_key
 
 DISCLAIMER = "Screening result, not a permit decision"
 """Printed on every sheet: the Town Engineer decides, gis-sw screens."""
@@ -324,6 +325,7 @@ def draw_location_map(
     )
     boxes = [site_bounds]
     if zoning is not None and len(zoning):
+        low_keys = [zone_key(z) for z in low_threshold_zones]
         zones = sorted({str(z) for z in zoning[zone_column].dropna()})
         fills = [zone_fill(str(z), zones, low_threshold_zones) for z in zoning[zone_column]]
         add_polygons(
@@ -334,7 +336,7 @@ def draw_location_map(
             hatch="",
             linestyle="-",
         )
-        low = zoning[zoning[zone_column].isin(list(low_threshold_zones))]
+        low = zoning[np.isin([zone_key(z) for z in zoning[zone_column]], low_keys)]
         if len(low):
             add_polygons(ax, low.geometry.to_numpy(), STYLES["zoning_low"])
         boxes.append(tuple(zoning.total_bounds))

@@ -76,7 +76,7 @@ def draw_town_layers(
     zone_col = ruleset.zones.zone_column
     zoning = in_view(layers.get("zoning"), bounds)
     if zoning is not None and zone_col in zoning.columns:
-        low = zoning[zoning[zone_col].isin(list(ruleset.zones.low_threshold_zones))]
+        low = zoning[ruleset.low_threshold_mask(zoning[zone_col])]
         if len(low) and add_polygons(ax, low.geometry.to_numpy(), STYLES["zoning_low"]):
             label = f"Zone {', '.join(ruleset.zones.low_threshold_zones)} (lower permit threshold)"
             _add_handle(handles, legend_handle(STYLES["zoning_low"], kind="polygon", label=label))

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from matplotlib.colors import to_rgb
 
+from gis_sw.ruleset import zone_key
+
 LineStyle = str | tuple[float, tuple[float, ...]]
 """A matplotlib line style: a name or (offset, (on, off, ...)) in points."""
 
@@ -147,8 +149,9 @@ def luminance(colour: str) -> float:
 
 def zone_fill(zone: str, zones: list[str], low_threshold_zones: tuple[str, ...]) -> str:
     """Fill colour of a zone on the location map; low-threshold zones (R-10) stand out."""
-    if zone in low_threshold_zones:
+    low_keys = {zone_key(z) for z in low_threshold_zones}
+    if zone_key(zone) in low_keys:
         return STYLES["zoning_low"].facecolor
-    others = [z for z in zones if z not in low_threshold_zones]
+    others = [z for z in zones if zone_key(z) not in low_keys]
     index = others.index(zone) if zone in others else 0
     return ZONE_GREYS[index % len(ZONE_GREYS)]
