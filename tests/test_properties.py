@@ -256,13 +256,6 @@ def test_permit_threshold_is_exact_where_ever_the_disturbance_is(
         assert row["measured"] == pytest.approx(shape.area, abs=0.0051)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: gis_sw/analysis/devices.py _device_frame finds a device's parcel with an "
-    "exact 'intersects', so a device a hair (1e-9 ft) outside its lot line, as rotation or "
-    "reprojection leaves one drawn on the line, is 'on no parcel' (SW205 review) instead of "
-    "0.00 ft from the line (fail)",
-)
 @pytest.mark.parametrize(
     ("x", "angle"),
     [
@@ -299,13 +292,6 @@ def test_drainage_area_ignores_a_hair_of_a_neighbouring_lot(over_ft: float | Non
     assert after["measured"] == pytest.approx(before["measured"], abs=0.01), after["message"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: gis_sw/analysis/permits.py _impaired_overlap counts a disturbance that only "
-    "touches an impaired water with an exact 'intersects', so a disturbance drawn up to the "
-    "listed water's edge is Condition A required, but 1e-9 ft short of it (or rotated "
-    "123.4 deg) pass",
-)
 @pytest.mark.parametrize(
     ("short_ft", "angle"),
     [

@@ -166,7 +166,10 @@ def _device_frame(ctx: CheckContext) -> gpd.GeoDataFrame:
     if parcels is not None and len(parcels) and n:
         lots = parcels.geometry.to_numpy()
         tree = shapely.STRtree(lots)
-        d_idx, p_idx = tree.query(geoms, predicate="intersects")
+        # within the distance tolerance: a device a float bit outside its lot line (as a
+        # reprojection leaves one drawn on it) is 0.00 ft from that line, not on no parcel
+        tol = ctx.ruleset.devices.distance_tolerance_ft
+        d_idx, p_idx = tree.query(geoms, predicate="dwithin", distance=tol)
         # the parcel holding most of the device; for points, the one holding it
         overlap = shapely.area(shapely.intersection(geoms[d_idx], lots[p_idx]))
         holds = shapely.intersects(shapely.point_on_surface(geoms[d_idx]), lots[p_idx])

@@ -356,8 +356,10 @@ def _impaired_overlap(ctx: CheckContext) -> tuple[dict[str, shapely.Geometry], s
         return {}, "the impaired_waters layer was not provided"
     hits = area_by_key(ctx.disturbance_union, layer, None, keep_geometry=True)
     geoms = dict(zip(hits["subject"].astype(str), hits["geometry"], strict=True))
-    # a disturbance that only touches a listed water still discharges to it
-    touching = ctx.disturbance_union[ctx.disturbance_union.intersects(layer.union_all())]
+    # a disturbance that only touches a listed water still discharges to it; touching is
+    # judged at the distance tolerance, so a float bit of gap (a reprojection) cannot decide it
+    tol = ctx.ruleset.devices.distance_tolerance_ft
+    touching = ctx.disturbance_union[ctx.disturbance_union.dwithin(layer.union_all(), tol)]
     for pid in touching.index:
         geoms.setdefault(str(pid), touching.loc[pid])
     return geoms, None
