@@ -269,13 +269,6 @@ def test_device_a_hair_outside_its_lot_fails_at_0_00_ft(x: float, angle: float) 
     assert row["measured"] == 0.0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: gis_sw/analysis/hydrology.py _drainage_areas keeps every parcel whose overlap "
-    "with the disturbance is > 0 sq ft, so a disturbance drawn up to a lot line and carried "
-    "through EPSG:4326 (1e-9 ft over the line) takes in the whole neighbouring lot (SW504 WQv "
-    "and SW501-SW503 jump)",
-)
 @pytest.mark.parametrize(
     "over_ft", [pytest.param(1e-9, id="1e-9-ft-over-the-lot-line"), pytest.param(None, id="wgs84")]
 )

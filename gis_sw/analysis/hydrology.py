@@ -38,6 +38,12 @@ from gis_sw.ruleset import Ruleset
 logger = logging.getLogger(__name__)
 
 
+MIN_OVERLAP_SQFT = 0.005
+"""A parcel or drainage area counts as drained by a disturbance when they share at least
+this much area (0.01 sq ft after rounding): a lot that only touches the disturbance, or
+overlaps it by a float bit after a reprojection, is not taken in."""
+
+
 def _drainage_areas(
     ctx: CheckContext, pid: str, dist: shapely.Geometry
 ) -> list[tuple[str, shapely.Geometry, float]]:
@@ -48,7 +54,8 @@ def _drainage_areas(
         if len(mine) == 0:
             idx = das.sindex.query(dist, predicate="intersects")
             mine = das.iloc[idx]
-            mine = mine[shapely.area(shapely.intersection(mine.geometry.to_numpy(), dist)) > 0]
+            overlap = shapely.area(shapely.intersection(mine.geometry.to_numpy(), dist))
+            mine = mine[overlap >= MIN_OVERLAP_SQFT]
         if len(mine):
             return [
                 (str(d), g, float(t))
@@ -65,7 +72,7 @@ def _drainage_areas(
         idx = parcels.sindex.query(dist, predicate="intersects")
         touched = parcels.iloc[idx]
         overlap = shapely.area(shapely.intersection(touched.geometry.to_numpy(), dist))
-        touched = touched[overlap > 0]
+        touched = touched[overlap >= MIN_OVERLAP_SQFT]
         if len(touched):
             area = shapely.union_all([*touched.geometry.to_numpy(), dist])
     return [(pid, area, float("nan"))]

@@ -64,18 +64,11 @@ def proposals_wgs84(folder: Path) -> Inputs:
     )
 
 
-HYDROLOGY_TOUCH = (
-    "gis_sw/analysis/hydrology.py:65-68 (drainage areas): a parcel that only touches the "
-    "disturbance counts as drained once a reprojection leaves a 1e-9 sq ft overlap "
-    "(overlap > 0); SW504 P-1 WQv jumps 62.5 -> 187.5 cu ft. Needs an area tolerance."
-)
-
-
 @case(
     "crs-geographic-parcels-geojson",
     **SAME
     | {
-        "check": Works(same_as_base=True, bug=HYDROLOGY_TOUCH),
+        "check": Works(same_as_base=True),
     },
 )
 def parcels_geojson(folder: Path) -> Inputs:
