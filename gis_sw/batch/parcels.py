@@ -20,12 +20,16 @@ Per parcel (all areas in sq ft of the working CRS, rounded to 0.01):
     Wells and septic fields on the parcel or within ``near_ft`` of it
     (``ruleset.devices.vehicle_traffic_ft``, 50 ft), by exact distance.
 ``roof_siting_sqft`` / ``vehicle_siting_sqft``
-    Where an infiltration device may go: the parcel at least ``property_line_ft`` inside
-    its lot lines (§ 183-12C(2)(c)[6]), outside building footprints, at least
-    ``habitable_basement_ft`` from buildings with a habitable basement (unknown counts as
-    yes) ([7]) and ``septic_upgradient_ft`` from septic fields (without a DEM every side
-    counts as up-gradient) ([3]); a vehicle-traffic device also at least
-    ``vehicle_traffic_ft`` from wells, wetlands and water bodies ([3]).
+    Area of the siting polygon of :func:`gis_sw.analysis.siting.siting_by_class` (the
+    function behind ``gis-sw siting``), run on each chunk with its halo: the parcel at
+    least ``property_line_ft`` inside its lot lines (§ 183-12C(2)(c)[6]), outside building
+    footprints, at least ``habitable_basement_ft`` from buildings with a habitable basement
+    (unknown counts as yes) ([7]) and ``septic_upgradient_ft`` from septic fields ([3]); a
+    vehicle-traffic device also at least ``vehicle_traffic_ft`` from wells, wetlands and
+    water bodies ([3]).  The batch reads vector layers only and has no device depth, so
+    every side of a septic field counts as up-gradient (as ``gis-sw siting`` does without
+    a DEM) and vertical separation is not screened: ``gis-sw siting --depth-ft`` with the
+    DEM and rasters gives the full answer for one lot.
 ``no_vehicle_site``
     Less than ``[batch] min_siting_area_sqft`` is left for a vehicle-traffic device.
 ``mostly_constrained``
@@ -52,23 +56,24 @@ import shapely
 
 from gis_sw.analysis.distances import grown_radius
 from gis_sw.analysis.overlay import area_by_key
+from gis_sw.analysis.siting import DeviceClass, siting_by_class
 from gis_sw.batch.areas import (
     FloatArray,
     GeomArray,
     IntArray,
     count_within,
-    free_area,
     merge_pieces,
-    obstacles_by_region,
 )
 from gis_sw.batch.chunks import Chunk
+from gis_sw.layers.layerset import LayerSet
 from gis_sw.ruleset import Ruleset
 
 BUFFER_QUAD_SEGS = 32
-"""Segments per quarter circle of setback buffers.  Setback buffers use the radius grown by
-the chord error (:func:`gis_sw.analysis.distances.grown_radius`), as
-:func:`gis_sw.analysis.siting.siting_polygons` does, so no point closer than the setback is
-ever counted as siting room; at 32 segments the growth is 0.06 ft at 50 ft."""
+"""Segments per quarter circle of the batch's buffers (siting polygons and wetland adjacent
+area).  Siting buffers use the radius grown by the chord error
+(:func:`gis_sw.analysis.distances.grown_radius`), so no point closer than the setback is
+ever counted as siting room; at 32 segments the growth is 0.06 ft at 50 ft, and the area
+a few sq ft smaller than ``gis-sw siting``'s 128 segments."""
 
 RESULT_COLUMNS: tuple[str, ...] = (
     "row",
@@ -196,54 +201,21 @@ def _zones(
     return pd.DataFrame({"zones": zones, "zone_main": main, "low_zone_area_sqft": low})
 
 
-def _siting(parcels: GeomArray, chunk: Chunk, ruleset: Ruleset) -> tuple[FloatArray, FloatArray]:
-    devices = ruleset.devices
-    inner = np.asarray(
-        shapely.buffer(
-            parcels,
-            -grown_radius(devices.property_line_ft, BUFFER_QUAD_SEGS),
-            quad_segs=BUFFER_QUAD_SEGS,
-        ),
-        dtype=object,
+def _siting(chunk: Chunk, ruleset: Ruleset) -> tuple[FloatArray, FloatArray]:
+    """Roof and vehicle siting areas of the chunk's parcels: the siting polygons of
+    :func:`gis_sw.analysis.siting.siting_by_class` on the chunk and its halo (vector layers
+    only, no device depth: see the module docstring)."""
+    parcels = chunk.parcels.reset_index(drop=True)
+    layers = LayerSet(
+        crs=ruleset.working_crs,
+        vectors={"parcels": parcels, **chunk.context},
     )
-    ctx = chunk.context
-    buildings = ctx.get("buildings")
-    septic = ctx.get("septic_fields")
-    roof_obstacles: list[GeomArray] = []
-    roof_keys: list[IntArray] = []
-    if buildings is not None and len(buildings):
-        footprints = _geoms(buildings)
-        basement = buildings.get("habitable_basement")
-        habitable = (
-            np.ones(len(buildings), dtype=bool)
-            if basement is None
-            else np.asarray(pd.array(basement, dtype="boolean").fillna(value=True), dtype=bool)
-        )
-        roof_obstacles += [
-            footprints,
-            _buffer(footprints[habitable], devices.habitable_basement_ft),
-        ]
-        roof_keys += [_keys(buildings), _keys(buildings)[habitable] + (1 << 40)]
-    if septic is not None and len(septic):
-        roof_obstacles.append(_buffer(_geoms(septic), devices.septic_upgradient_ft))
-        roof_keys.append(_keys(septic) + (2 << 40))
-    obstacles = np.concatenate(roof_obstacles) if roof_obstacles else np.zeros(0, dtype=object)
-    keys = np.concatenate(roof_keys) if roof_keys else np.zeros(0, dtype=np.int64)
-    roof_blocked = obstacles_by_region(inner, obstacles, keys)
-    vehicle_obstacles: list[GeomArray] = []
-    vehicle_keys: list[IntArray] = []
-    for shift, kind in enumerate(("wells", "wetlands", "water_bodies"), start=3):
-        frame = ctx.get(kind)
-        if frame is not None and len(frame):
-            vehicle_obstacles.append(_buffer(_geoms(frame), devices.vehicle_traffic_ft))
-            vehicle_keys.append(_keys(frame) + (shift << 40))
-    vehicle_blocked = roof_blocked
-    if vehicle_obstacles:
-        more = obstacles_by_region(
-            inner, np.concatenate(vehicle_obstacles), np.concatenate(vehicle_keys)
-        )
-        vehicle_blocked = merge_pieces(roof_blocked, more)
-    return free_area(inner, roof_blocked), free_area(inner, vehicle_blocked)
+    polygons = siting_by_class(layers, ruleset, quad_segs=BUFFER_QUAD_SEGS)
+    roof, vehicle = (
+        np.nan_to_num(shapely.area(polygons[k].geometry.to_numpy()).astype(np.float64))
+        for k in (DeviceClass.ROOF, DeviceClass.VEHICLE)
+    )
+    return roof, vehicle
 
 
 def screen_chunk(chunk: Chunk, ruleset: Ruleset, *, quick: bool = False) -> pd.DataFrame:
@@ -340,7 +312,7 @@ def screen_chunk(chunk: Chunk, ruleset: Ruleset, *, quick: bool = False) -> pd.D
         roof = vehicle = np.full(n, np.nan)
         everywhere.append("quick run: no siting, adjacent area or constrained share")
     else:
-        roof, vehicle = _siting(geoms, chunk, ruleset)
+        roof, vehicle = _siting(chunk, ruleset)
     out["roof_siting_sqft"] = roof
     out["vehicle_siting_sqft"] = vehicle
     area_columns = [
