@@ -195,7 +195,7 @@ def _zones(
         biggest = parts.sort_values(["parcel", "area_sqft", "label"], ascending=[True, False, True])
         first = biggest.drop_duplicates("parcel")
         main[first["parcel"].to_numpy()] = first["label"].to_numpy()
-        in_low = parts[parts["label"].isin(ruleset.zones.low_threshold_zones)]
+        in_low = parts[ruleset.low_threshold_mask(parts["label"])]
         low_sum = in_low.groupby("parcel")["area_sqft"].sum()
         low[low_sum.index.to_numpy()] = low_sum.to_numpy()
     return pd.DataFrame({"zones": zones, "zone_main": main, "low_zone_area_sqft": low})
