@@ -81,6 +81,7 @@ def test_check_writes_outputs_and_exits_0(town: tuple[Path, Path], tmp_path: Pat
         "P-2.pdf",
         "P-2.png",
         "calcsheet.csv",
+        "calcsheet.pdf",
         "findings.geojson",
         "findings.gpkg",
         "findings_lines.geojson",

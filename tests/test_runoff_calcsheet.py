@@ -68,6 +68,22 @@ def test_run_calc_sheet_written_beside_findings(ruleset: Ruleset, tmp_path: Path
     assert set(back["line"]) == {"tc", "subarea", "composite", "storm", "wqv"}
 
 
+def test_calc_sheet_page_of_the_pdf_map_set(ruleset: Ruleset, tmp_path: Path) -> None:
+    from pypdf import PdfReader
+
+    written = write_run_calc_sheet(
+        tmp_path, layers=lot_layers(), proposals=lot_proposal(), ruleset=ruleset, pdf=True
+    )
+    assert written == [tmp_path / "calcsheet.csv", tmp_path / "calcsheet.pdf"]
+    reader = PdfReader(tmp_path / "calcsheet.pdf")
+    assert len(reader.pages) == 1  # one proposal, one page
+    page = reader.pages[0]
+    assert (float(page.mediabox.width), float(page.mediabox.height)) == (792.0, 612.0)
+    text = page.extract_text()
+    assert "Runoff calculation sheet: proposal" in text
+    assert "5,148" in text  # post-development 25-year volume, cu ft
+
+
 def test_run_calc_sheet_skipped_without_hydrology_section(ruleset: Ruleset, tmp_path: Path) -> None:
     data = {k: v for k, v in ruleset.raw.items() if k != "hydrology"}
     other_town = parse_ruleset(data)

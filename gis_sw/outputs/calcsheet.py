@@ -77,6 +77,33 @@ def write_calc_sheet(table: pd.DataFrame, path: str | Path, *, overwrite: bool =
     return target
 
 
+def write_calc_sheet_pdf(
+    table: pd.DataFrame, path: str | Path, *, ruleset: Ruleset, overwrite: bool = False
+) -> Path | None:
+    """Write the calculation sheet as a PDF, one page per proposal; None for an empty table.
+
+    This is the calculation page of the PDF map set written beside the sheets.
+
+    Raises
+    ------
+    OutputError
+        If ``path`` exists without ``overwrite`` or cannot be written.
+    """
+    if len(table) == 0:
+        return None
+    from matplotlib.backends.backend_pdf import PdfPages
+
+    target = Path(path)
+    with atomic_path(target, overwrite=overwrite) as tmp, PdfPages(tmp) as pdf:
+        for pid, part in table.groupby("proposal_id", sort=True):
+            title = (
+                f"Runoff calculation sheet: proposal {pid} ({ruleset.name}, "
+                f"{ruleset.storms.design_return_period_yr}-year design storm)"
+            )
+            pdf.savefig(calc_sheet_figure(part, title=title))
+    return target
+
+
 def write_run_calc_sheet(
     out_dir: str | Path,
     *,
@@ -84,13 +111,15 @@ def write_run_calc_sheet(
     proposals: Proposals,
     ruleset: Ruleset,
     overwrite: bool = False,
+    pdf: bool = False,
 ) -> list[Path]:
-    """Compute and write ``calcsheet.csv`` for a check run; [] when the ruleset has no hydrology.
+    """Compute and write ``calcsheet.csv`` for a check run (and ``calcsheet.pdf`` with
+    ``pdf``); [] when the ruleset has no hydrology.
 
     Raises
     ------
     OutputError
-        If ``calcsheet.csv`` exists without ``overwrite`` or cannot be written.
+        If an output exists without ``overwrite`` or cannot be written.
     """
     from gis_sw.analysis.hydrology import calculation_sheet_for
 
@@ -99,7 +128,13 @@ def write_run_calc_sheet(
     except RulesetError as exc:
         logger.warning("calcsheet.csv not written: %s", exc)
         return []
-    return [write_calc_sheet(table, Path(out_dir) / "calcsheet.csv", overwrite=overwrite)]
+    written = [write_calc_sheet(table, Path(out_dir) / "calcsheet.csv", overwrite=overwrite)]
+    if pdf:
+        page = write_calc_sheet_pdf(
+            table, Path(out_dir) / "calcsheet.pdf", ruleset=ruleset, overwrite=overwrite
+        )
+        written += [page] if page is not None else []
+    return written
 
 
 def _fmt(value: Any, places: int) -> str:

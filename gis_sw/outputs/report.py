@@ -8,7 +8,8 @@ Files in ``out_dir``:
 * ``summary.csv``: one row per finding, no geometry (:mod:`gis_sw.outputs.summary`);
 * ``waivers.csv``: when waivers were given, what each did (applied, expired, unmatched).
 
-* ``calcsheet.csv``: the runoff calculation sheet (:mod:`gis_sw.outputs.calcsheet`);
+* ``calcsheet.csv``: the runoff calculation sheet (:mod:`gis_sw.outputs.calcsheet`), and
+  ``calcsheet.pdf``, its page of the PDF map set, when PDF maps are written;
 * ``timeline_<id>.png``: disturbed acres over time, per proposal with dated phases;
 * map sheets and ``webmap.html`` when maps are asked for (:mod:`gis_sw.outputs.maps`).
 
@@ -126,7 +127,12 @@ def write_check_outputs(
             out_dir, proposals=proposals, ruleset=ruleset, overwrite=overwrite
         )
         written += write_run_calc_sheet(
-            out_dir, layers=layers, proposals=proposals, ruleset=ruleset, overwrite=overwrite
+            out_dir,
+            layers=layers,
+            proposals=proposals,
+            ruleset=ruleset,
+            overwrite=overwrite,
+            pdf=maps is not None and "pdf" in maps,
         )
         if maps is not None:
             from gis_sw.outputs.maps.bundle import write_maps
@@ -153,6 +159,7 @@ def planned_outputs(
 ) -> list[Path]:
     """Every file a check run may write, so existing ones are refused before any write."""
     names = [*CHECK_OUTPUTS, "calcsheet.csv", *(["waivers.csv"] if waivers else [])]
+    names += ["calcsheet.pdf"] if maps is not None and "pdf" in maps else []
     paths = [out_dir / name for name in names]
     dated = proposals.disturbance.loc[proposals.disturbance["start_date"].notna(), "proposal_id"]
     paths += [timeline_path(out_dir, pid) for pid in sorted(set(dated.astype(str)))]
