@@ -181,6 +181,7 @@ def place_labels(
         ]
         chosen: tuple[float, float, Any, Any] | None = None
         first: tuple[float, float, Any, Any] | None = None
+        first_inside: tuple[float, float, Any, Any] | None = None  # inside, but overlapping
         for ring in _RINGS_PT:
             for ux, uy in _OFFSETS_PT:
                 dx, dy = ux * ring, uy * ring
@@ -199,14 +200,17 @@ def place_labels(
                     and box.y0 >= frame.y0
                     and box.y1 <= frame.y1
                 )
+                if inside and first_inside is None:
+                    first_inside = candidate
                 if inside and not _overlaps(box, placed) and not _overlaps(box, blockers):
                     chosen = candidate
                     break
             if chosen is not None:
                 break
         if chosen is None:
+            # no free place: overlapping inside the frame beats being cut off at its edge
             result.overlapping += 1
-            chosen = first
+            chosen = first_inside or first
         assert chosen is not None
         dx, dy, ha, va = chosen
         annotation.remove()
