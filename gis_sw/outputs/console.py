@@ -1,0 +1,43 @@
+"""What ``gis-sw check`` prints by default: one block per application, at most 100 columns.
+
+Each block opens with the application's verdict line, then lists its non-pass findings (fail,
+review, required, info), one line each with the measured figure and limit, and the sentence
+indented under it.  ``--details`` prints the full table of
+:func:`gis_sw.outputs.summary.format_table` instead.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pandas as pd
+
+from gis_sw.outputs.application import summarise_application
+
+WIDTH = 100
+_MARK = {"fail": "FAIL", "review": "REVIEW", "required": "REQUIRED", "info": "info"}
+
+
+def format_blocks(findings: pd.DataFrame, *, width: int = WIDTH) -> str:
+    """One block per application: verdict, then each non-pass finding, wrapped to ``width``."""
+    blocks = []
+    for proposal_id in sorted(set(findings["proposal_id"].astype(str))):
+        summary = summarise_application(findings, proposal_id)
+        passes = len(summary.passes)
+        lines = textwrap.wrap(
+            f"{proposal_id}: {summary.verdict} ({passes} rule{'s' if passes != 1 else ''} met)",
+            width,
+            subsequent_indent="  ",
+        )
+        for item in (*summary.problems, *summary.obligations, *summary.info):
+            figures = ""
+            if item.measured or item.limit:
+                figures = f": {item.measured or '-'} against {item.limit or '-'}"
+            waived = " (waived)" if item.waived else ""
+            head = f"  {_MARK.get(item.outcome, item.outcome):<8} {item.rule_id}{waived}{figures}"
+            lines += textwrap.wrap(f"{head} ({item.citation})", width, subsequent_indent=" " * 11)
+            lines += textwrap.wrap(
+                item.message, width, initial_indent=" " * 11, subsequent_indent=" " * 11
+            )
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
