@@ -195,3 +195,45 @@ def test_xlsx_cells_are_text_not_formulas(tmp_path: Path, ruleset: Ruleset) -> N
     measured = [c.value for c in town[chr(ord("A") + header.index("measured"))][1:]]
     assert sorted(m for m in measured if m is not None) == [9.99, 10.0, 120.0]
     assert len(book.sheetnames) == 2
+
+
+def test_sample_p07_report_and_index(tmp_path: Path, ruleset: Ruleset) -> None:
+    """P07 on the sample town: the verdict, the SWPPP line and the five-acre fail are in its
+    report, with its parcels' addresses and owners; index.html links the report."""
+    from gis_sw.analysis.engine import run_rules
+    from gis_sw.layers.read import read_layers, read_proposals
+    from gis_sw.outputs.deliverable import application_site, write_application_reports
+
+    sample = Path(__file__).parent.parent / "data" / "sample"
+    layers = read_layers(sample / "layers.toml", ruleset=ruleset)
+    proposals = read_proposals(sample / "proposals.gpkg", ruleset=ruleset)
+    pid = "P07-commercial-phased-7ac"
+    findings = run_rules(layers, proposals, ruleset, select=["SW1", "SW3"])
+    parcels, zones = application_site(layers, proposals, pid)
+    assert zones == ("CB",)
+    expected = layers.get("parcels")
+    assert expected is not None
+    assert (
+        parcels[0].address == expected.set_index("parcel_id").loc[parcels[0].parcel_id, "address"]
+    )
+    written = write_application_reports(
+        tmp_path,
+        findings,
+        layers=layers,
+        proposals=proposals,
+        ruleset=ruleset,
+        stem=lambda p: p,
+        proposal_ids=[pid],
+    )
+    assert written == [tmp_path / pid / "report.pdf", tmp_path / "index.html"]
+    reader = PdfReader(str(written[0]))
+    first = " ".join(reader.pages[0].extract_text().split())
+    assert "Does not comply as proposed: 1 rule fails" in first
+    assert f"Parcel {parcels[0].parcel_id}: {parcels[0].address}, owner {parcels[0].owner}" in first
+    assert "SW102 Land development activity" in first
+    text = " ".join(" ".join(p.extract_text().split()) for p in reader.pages)
+    assert "FAIL SW301" in text
+    assert "5.50 acres" in text
+    assert len(reader.pages) == 3  # two summary pages and the phasing chart
+    page = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert f'href="{pid}/report.pdf"' in page

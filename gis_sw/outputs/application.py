@@ -9,8 +9,9 @@ calculation sheet and its phasing chart follow as further pages.
 
 Every page carries the ruleset, the run date, the gis-sw version and "Screening result, not
 a permit decision"; the site sheets carry them in their title block, the pages drawn here in
-their footer.  Text is real PDF text (TrueType fonts embedded, ``pdf.fonttype`` 42), so it
-can be selected, searched and read by a screen reader.
+their footer.  Text is real PDF text (DejaVu Sans embedded as a Type 3 subset, as on the
+sheets: ``pdf.fonttype`` 42 took 3 s a report to subset here), so it can be selected,
+searched and read by a screen reader.
 
 :func:`summarise_application` turns one application's findings into an
 :class:`ApplicationSummary` (pure); :func:`summary_figures` lays it out on letter pages;
@@ -42,7 +43,7 @@ MARGIN_IN = 0.75
 WRAP_CHARS = 100
 """Characters per line of 9 pt DejaVu Sans across 7 in of text (measured: ~5.0 pt a char)."""
 
-_RC: Any = {"pdf.fonttype": 42, "font.family": "DejaVu Sans"}
+_RC: Any = {"pdf.fonttype": 3, "font.family": "DejaVu Sans"}
 _OUTCOME_WORDS = {
     "fail": "FAIL",
     "review": "REVIEW",
@@ -365,10 +366,11 @@ def write_application_report(
     path: str | Path,
     pages: Sequence[Figure],
     *,
-    attachments: Sequence[Path] = (),
+    attachments: Sequence[Path | tuple[Path, int]] = (),
     overwrite: bool = False,
 ) -> Path:
-    """Write ``pages`` then every PDF of ``attachments`` as one PDF, atomically.
+    """Write ``pages`` then ``attachments`` (whole PDFs, or ``(pdf, page index)``) as one PDF,
+    atomically.
 
     Raises
     ------
@@ -386,7 +388,10 @@ def write_application_report(
     writer = PdfWriter()
     writer.append(PdfReader(io.BytesIO(buffer.getvalue())))
     for extra in attachments:
-        writer.append(PdfReader(str(extra)))
+        if isinstance(extra, tuple):
+            writer.append(PdfReader(str(extra[0])), pages=[extra[1]])
+        else:
+            writer.append(PdfReader(str(extra)))
     merged = io.BytesIO()
     writer.write(merged)
     return write_bytes_atomic(path, merged.getvalue(), overwrite=overwrite)
