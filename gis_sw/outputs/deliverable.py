@@ -163,7 +163,7 @@ def write_application_reports(
         f"Ruleset {ruleset.name}, version {ruleset.version} · run {date_text} · "
         f"gis-sw {__version__}"
     )
-    names = proposals.attributes.get("name") if "name" in proposals.attributes else None
+    names = proposals.attributes.get("name")
     written: list[Path] = []
     summaries: list[ApplicationSummary] = []
     all_links: dict[str, list[tuple[str, str]]] = {}

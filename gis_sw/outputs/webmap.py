@@ -441,6 +441,15 @@ html, body { height: 100%; margin: 0; font: 13px/1.35 sans-serif; }
 .gsw-title { background: rgba(255,255,255,0.92); padding: 6px 10px; border: 1px solid #999;
   max-width: 420px; }
 .gsw-disclaimer { font-weight: bold; margin-top: 3px; }
+.gsw-apps { background: #fff; border: 1px solid #999; padding: 6px; width: 260px;
+  max-height: 45vh; overflow-y: auto; }
+.gsw-apps input { width: 100%; box-sizing: border-box; margin-bottom: 4px; }
+.gsw-app { padding: 3px 2px; border-top: 1px solid #eee; cursor: pointer; }
+.gsw-app:hover { background: #f0f4ff; }
+.gsw-app .gsw-verdict { font-size: 11px; color: #444; }
+.gsw-app.fail .gsw-verdict { color: #b00020; } .gsw-app.review .gsw-verdict { color: #8a5a00; }
+.gsw-label { font-weight: bold; background: rgba(255,255,255,0.85); border: 1px solid #666; }
+.gsw-hit { border-top: 1px solid #ddd; padding-top: 4px; margin-top: 4px; }
 """
 
 
@@ -455,6 +464,8 @@ def render_webmap(
     pad_ft: float = PAD_FT,
 ) -> str:
     """The web map's HTML text."""
+    from gis_sw.outputs.webmap_index import application_entries
+
     web_layers, bounds = build_layers(
         layers=layers,
         proposals=proposals,
@@ -479,6 +490,9 @@ def render_webmap(
         f"{dt.datetime.now(tz=dt.UTC).date().isoformat()}",
         "disclaimer": DISCLAIMER,
         "bounds": bounds,
+        "applications": application_entries(
+            layers=layers, proposals=proposals, findings=findings, proposal_ids=ids
+        ),
         "layers": [
             {
                 "key": w.key,

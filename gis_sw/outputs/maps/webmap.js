@@ -46,6 +46,81 @@
     return box;
   }
 
+  var SEVERITY = { fail: 0, review: 1, required: 2, info: 3, pass: 4 };
+  var TOLERANCE_PX = 6;
+
+  function isFindings(layer) { return layer.key.indexOf("findings_") === 0; }
+
+  function segmentDistance(p, a, b) {
+    var dx = b.x - a.x, dy = b.y - a.y;
+    var t = dx || dy ? ((p.x - a.x) * dx + (p.y - a.y) * dy) / (dx * dx + dy * dy) : 0;
+    t = Math.max(0, Math.min(1, t));
+    return Math.hypot(p.x - (a.x + t * dx), p.y - (a.y + t * dy));
+  }
+
+  function ringContains(p, ring) {
+    var inside = false;
+    for (var i = 0, j = ring.length - 1; i < ring.length; j = i, i += 1) {
+      var a = ring[i], b = ring[j];
+      if ((a.y > p.y) !== (b.y > p.y) && p.x < (b.x - a.x) * (p.y - a.y) / (b.y - a.y) + a.x) {
+        inside = !inside;
+      }
+    }
+    return inside;
+  }
+
+  function flatRings(latlngs) {
+    /* Leaflet nests polygon rings one or two levels deep: return a list of rings of points */
+    if (!latlngs.length) { return []; }
+    if (latlngs[0] instanceof L.LatLng) {
+      return [latlngs.map(function (ll) { return map.latLngToLayerPoint(ll); })];
+    }
+    return latlngs.reduce(function (all, part) { return all.concat(flatRings(part)); }, []);
+  }
+
+  function hits(item, latlng) {
+    var p = map.latLngToLayerPoint(latlng);
+    if (item instanceof L.CircleMarker) {
+      return p.distanceTo(map.latLngToLayerPoint(item.getLatLng())) <= item.getRadius() + TOLERANCE_PX;
+    }
+    var rings = flatRings(item.getLatLngs());
+    var near = rings.some(function (ring) {
+      for (var i = 1; i < ring.length; i += 1) {
+        if (segmentDistance(p, ring[i - 1], ring[i]) <= TOLERANCE_PX) { return true; }
+      }
+      return false;
+    });
+    if (near || !(item instanceof L.Polygon)) { return near; }
+    var inside = 0;
+    rings.forEach(function (ring) { if (ringContains(p, ring)) { inside += 1; } });
+    return inside % 2 === 1;  /* inside an odd number of rings: not in a hole */
+  }
+
+  function findingsAt(latlng) {
+    /* every visible finding under the click, most severe first */
+    var found = [];
+    data.layers.forEach(function (layer) {
+      if (!isFindings(layer) || !map.hasLayer(groups[layer.key])) { return; }
+      groups[layer.key].eachLayer(function (item) {
+        if (hits(item, latlng)) { found.push({ layer: layer, feature: item.feature }); }
+      });
+    });
+    if (found.length < 2) { return null; }
+    found.sort(function (a, b) {
+      var pa = a.feature.properties, pb = b.feature.properties;
+      return (SEVERITY[pa.outcome] - SEVERITY[pb.outcome]) ||
+        String(pa.rule_id).localeCompare(String(pb.rule_id));
+    });
+    var box = el("div", "gsw-popup");
+    box.appendChild(el("div", "gsw-popup-title", found.length + " findings here, most severe first"));
+    found.forEach(function (f) {
+      var part = popupFor(f.layer, f.feature);
+      part.className = "gsw-hit";
+      box.appendChild(part);
+    });
+    return box;
+  }
+
   var map = L.map("map", { zoomSnap: 0.25, preferCanvas: false });
   var measuring = false;
   var points = [];
@@ -67,8 +142,9 @@
         item.on("click", function (event) {
           L.DomEvent.stopPropagation(event);
           if (measuring) { addPoint(event.latlng); return; }
-          L.popup({ maxWidth: 360 }).setLatLng(event.latlng)
-            .setContent(popupFor(layer, feature)).openOn(map);
+          var content = isFindings(layer) ? findingsAt(event.latlng) : null;
+          L.popup({ maxWidth: 380, maxHeight: 420 }).setLatLng(event.latlng)
+            .setContent(content || popupFor(layer, feature)).openOn(map);
         });
       }
     });
@@ -146,8 +222,64 @@
   });
   new Title().addTo(map);
 
+  /* the applications: a searchable list (id, name, parcel id, address) and a label each */
+  var applications = data.applications || [];
+  var labels = [];
+  applications.forEach(function (app) {
+    var tip = el("span", null, app.id);
+    labels.push(L.tooltip({ permanent: true, direction: "center", className: "gsw-label" })
+      .setLatLng([app.label[1], app.label[0]]).setContent(tip).addTo(map));
+  });
+  function zoomTo(app) {
+    var b = app.bounds;
+    map.fitBounds([[b[1], b[0]], [b[3], b[2]]], { padding: [40, 40], maxZoom: 20 });
+  }
+  function matches(app, query) {
+    if (!query) { return true; }
+    var hay = [app.id, app.name].concat(app.parcels, app.addresses).join("\n").toLowerCase();
+    return hay.indexOf(query) !== -1;
+  }
+  var Apps = L.Control.extend({
+    options: { position: "topleft" },
+    onAdd: function () {
+      var box = el("div", "gsw-apps");
+      box.appendChild(el("strong", null, "Applications (" + applications.length + ")"));
+      var search = el("input");
+      search.type = "search";
+      search.placeholder = "Search id, parcel or address";
+      box.appendChild(search);
+      var list = el("div");
+      box.appendChild(list);
+      function draw() {
+        var query = search.value.trim().toLowerCase();
+        list.textContent = "";
+        applications.filter(function (app) { return matches(app, query); }).forEach(function (app) {
+          var cls = app.fail ? "gsw-app fail" : (app.review ? "gsw-app review" : "gsw-app");
+          var row = el("div", cls);
+          row.appendChild(el("div", null, app.id + (app.name ? " (" + app.name + ")" : "")));
+          row.appendChild(el("div", "gsw-verdict", app.verdict));
+          row.addEventListener("click", function () { zoomTo(app); });
+          list.appendChild(row);
+        });
+      }
+      search.addEventListener("input", draw);
+      search.addEventListener("keydown", function (event) {
+        if (event.key !== "Enter") { return; }
+        var first = applications.filter(function (app) {
+          return matches(app, search.value.trim().toLowerCase());
+        })[0];
+        if (first) { zoomTo(first); }
+      });
+      draw();
+      L.DomEvent.disableClickPropagation(box);
+      L.DomEvent.disableScrollPropagation(box);
+      return box;
+    }
+  });
+  new Apps().addTo(map);
+
   window.gisSw = {
     map: map, groups: groups, counts: counts, measuredFeet: measuredFeet,
-    ready: true
+    applications: applications, findingsAt: findingsAt, ready: true
   };
 }());
