@@ -261,7 +261,8 @@ def build_cases(town: SampleTown) -> SampleProposals:
     expect(pid, "SW101", "", "required", "65,340 sq ft (1.50 acres) reaches 250 sq ft")
     expect(pid, "SW102", "", "required", "1.50 acres reaches 1 acre: land development activity")
     expect(pid, "SW103", "condition-C", "required",
-           "Condition C: the plan's 4.50 acres is between 1 and 5 acres and land use is other")  # fmt: skip
+           "Condition C: the plan's 4.50 acres is between 1 and 5 acres and land use is other",
+           )  # fmt: skip
 
     # P07: 7-acre commercial site in three overlapping phases ---------------------------------
     pid = "P07-commercial-phased-7ac"
@@ -443,11 +444,14 @@ def build_cases(town: SampleTown) -> SampleProposals:
              start, end, larger_plan=True, plan_acres=5.0)  # fmt: skip
     disturb(pid, lot.box(lot.x1 - 250, lot.x1 - 50, 100.0, 208.9), start, end)
     expect(pid, "SW102", "", "required",
-           "21,780 sq ft (0.50 acres) is below 1 acre but part of a larger common plan")  # fmt: skip
+           "21,780 sq ft (0.50 acres) is below 1 acre but part of a larger common plan",
+           )  # fmt: skip
     expect(pid, "SW103", "condition-B", "required",
-           "Condition B counts the plan's 5.00 acres (217,800 sq ft), which reaches 5 acres")  # fmt: skip
+           "Condition B counts the plan's 5.00 acres (217,800 sq ft), which reaches 5 acres",
+           )  # fmt: skip
     expect(pid, "SW103", "condition-C", "pass",
-           "the plan's 5.00 acres is the top of the 1 to 5 acre range: Condition B applies")  # fmt: skip
+           "the plan's 5.00 acres is the top of the 1 to 5 acre range: Condition B applies",
+           )  # fmt: skip
 
     # P21: landscaping claimed as exempt on a lot with no existing structure ----------------
     pid = "P21-landscaping-no-structure"
@@ -456,7 +460,8 @@ def build_cases(town: SampleTown) -> SampleProposals:
              exemption="Landscaping and horticultural activities")  # fmt: skip
     disturb(pid, lot.box(lot.x0 + 20, lot.x0 + 60, 130.0, 180.0), spring, summer)
     expect(pid, "SW104", "", "fail",
-           f"exemption K claimed, but no building stands on lot {lot.parcel_id}: not exempt")  # fmt: skip
+           f"exemption K claimed, but no building stands on lot {lot.parcel_id}: not exempt",
+           )  # fmt: skip
     expect(pid, "SW101", "", "required", "2,000 sq ft reaches 250 sq ft")
 
     return SampleProposals(
