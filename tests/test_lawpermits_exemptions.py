@@ -156,6 +156,7 @@ def test_routine_maintenance_only_below_five_acres(
     found = sw104(context(ruleset, site, {"exemption": "183-5C"}))
     assert found["outcome"] == outcome
     assert figure in found["message"]
+    assert (found["measured"], found["threshold"]) == (round(area_sqft, 2), 5 * ACRE)
     if outcome == "fail":
         assert "so it is not exempt; every rule applies" in found["message"]
 

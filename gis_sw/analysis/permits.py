@@ -709,7 +709,7 @@ def _new_structures(ctx: CheckContext, pid: str, surfaces: list[str]) -> tuple[i
 
 
 def _exemption_finding(
-    ctx: CheckContext, pid: str, claim: str, letter: str, heading: str
+    ctx: CheckContext, pid: str, letter: str, heading: str
 ) -> tuple[Outcome, str]:
     """SW104 for a claim naming a letter: its own conditions first (§ 183-5C, K, A)."""
     cite = ctx.citation("SW104")
@@ -763,9 +763,13 @@ def check_exemption(ctx: CheckContext) -> gpd.GeoDataFrame:
     cite = ctx.citation("SW104")
     exemptions = dict(ctx.ruleset.exemptions)
     decider = ctx.ruleset.decision_maker
-    cols: dict[str, list[Any]] = {k: [] for k in ("pid", "out", "msg")}
+    rules = _exemption_rules(ctx)
+    routine = str(rules.get("routine_maintenance", "")).upper()
+    routine_sqft = float(rules.get("routine_maintenance_max_acres", 5.0)) * SQFT_PER_ACRE
+    cols: dict[str, list[Any]] = {k: [] for k in ("pid", "out", "msg", "meas", "lim")}
     for pid in ctx.proposals.ids:
         claim = _text(_attr(ctx, "exemption").get(pid))
+        letter = None
         if claim is None:
             out, msg = Outcome.PASS, f"No exemption under {cite} is claimed; every rule applies."
         else:
@@ -778,10 +782,14 @@ def check_exemption(ctx: CheckContext) -> gpd.GeoDataFrame:
                     f"was checked and the {decider} decides."
                 )
             else:
-                out, msg = _exemption_finding(ctx, pid, claim, letter, exemptions[letter])
-        cols["pid"].append(pid)
-        cols["out"].append(out)
-        cols["msg"].append(msg)
+                out, msg = _exemption_finding(ctx, pid, letter, exemptions[letter])
+        proj = project_area(ctx)[pid]
+        if letter is not None and letter == routine:  # the area § 183-5C is judged on
+            meas, lim = max(proj.own_sqft, proj.total_sqft or 0.0), routine_sqft
+        else:
+            meas, lim = proj.own_sqft, np.nan
+        for k, v in zip(cols, (pid, out, msg, meas, lim), strict=True):
+            cols[k].append(v)
     if not cols["pid"]:
         return empty_findings(ctx.crs)
     return make_findings(
@@ -791,7 +799,8 @@ def check_exemption(ctx: CheckContext) -> gpd.GeoDataFrame:
         subject_id=cols["pid"],
         outcome=cols["out"],
         message=cols["msg"],
-        measured=_round2([_area(ctx)[p] for p in cols["pid"]]),
+        measured=_round2(cols["meas"]),
+        threshold=cols["lim"],
         unit="sq ft",
         geometry=[_union(ctx)[p] for p in cols["pid"]],
     )
