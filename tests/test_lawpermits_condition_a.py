@@ -205,12 +205,41 @@ def test_water_body_overlapped_is_required_without_dem(ruleset: Ruleset) -> None
     assert found["geometry"].area == pytest.approx(10.0 * 300.0)
 
 
-def test_trace_is_vectorised_over_many_proposals(ruleset: Ruleset) -> None:
-    # two proposals on one DEM sloping to the brook: one north of the brook's line (drains
-    # into it), one in the DEM's south-west corner beyond the brook's east-west reach
+def test_flow_east_of_the_brooks_end_runs_past_it_off_the_dem() -> None:
+    # on the DEM sloping north, cells east of the brook's east end (x 1600) run due north
+    # past it and leave the DEM's north edge; the site's cells all enter the brook
     grid = FlowGrid(dem("to-brook"), [BROOK])
-    rows, cols = grid.cells_of(box(1650.0, 900.0, 1700.0, 950.0))  # east of the brook's end
+    rows, cols = grid.cells_of(box(1650.0, 900.0, 1700.0, 950.0))
     result = grid.trace(rows, cols)
-    assert set(result.end.tolist()) == {FlowEnd.EDGE}  # runs north past the brook's end
+    assert set(result.end.tolist()) == {FlowEnd.EDGE}
+    assert set(result.end_row.tolist()) == {0}  # the last cell inside is on the top row
     rows, cols = grid.cells_of(SITE)
     assert set(grid.trace(rows, cols).end.tolist()) == {FlowEnd.WATER}
+
+
+@pytest.mark.parametrize(
+    ("gap_ft", "outcome"),
+    [
+        pytest.param(0.0, "required", id="touching-an-impaired-water-body"),
+        pytest.param(0.01, "review", id="0.01-ft-from-it-without-DEM-is-review"),
+    ],
+)
+def test_water_body_touching_or_not(ruleset: Ruleset, gap_ft: float, outcome: str) -> None:
+    brook = box(1290.4 + gap_ft, 900.0, 1310.4, 1400.0)
+    assert condition_a(context(ruleset, water=impaired(brook)))["outcome"] == outcome
+
+
+@pytest.mark.parametrize(
+    ("south_bank_y", "outcome"),
+    [
+        # the site's top-row cell centres (y 1297.5) are where its runoff leaves the west edge;
+        # a brook wholly beyond the DEM's north edge lies (y - 1297.5) ft from them
+        pytest.param(1797.49, "review", id="leaves-499.99-ft-from-water-beyond-the-edge"),
+        pytest.param(1797.5, "review", id="leaves-500.00-ft-from-water-beyond-the-edge"),
+        pytest.param(1797.51, "pass", id="leaves-500.01-ft-from-water-beyond-the-edge"),
+    ],
+)
+def test_edge_review_distance(ruleset: Ruleset, south_bank_y: float, outcome: str) -> None:
+    brook = box(700.0, south_bank_y, 1600.0, south_bank_y + 20.0)
+    found = condition_a(context(ruleset, water=impaired(brook), surface="west"))
+    assert found["outcome"] == outcome

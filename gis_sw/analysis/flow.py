@@ -309,10 +309,13 @@ def _discharge(ctx: CheckContext, ids: list[str]) -> dict[str, Discharge]:
     tree = shapely.STRtree(geoms)
     subjects = unions.loc[ids].to_numpy()
     pos_s, pos_f = tree.query(subjects, predicate="dwithin", distance=tol)
+    order = np.argsort(pos_s, kind="stable")
+    pos_s, pos_f = pos_s[order], pos_f[order]
+    bounds = np.searchsorted(pos_s, np.arange(len(ids) + 1))
     out: dict[str, Discharge] = {}
     remaining: list[str] = []
     for i, pid in enumerate(ids):
-        hit = pos_f[pos_s == i]
+        hit = pos_f[bounds[i] : bounds[i + 1]]
         if len(hit) == 0:
             remaining.append(pid)
             continue
@@ -337,37 +340,39 @@ def _discharge(ctx: CheckContext, ids: list[str]) -> dict[str, Discharge]:
             )
         return out
     body_union = shapely.union_all(bodies.geometry.to_numpy())
+    body_tree = shapely.STRtree(bodies.geometry.to_numpy())
     dem = ctx.layers.raster("dem")
     if dem is None:
         for pid in remaining:
             gap_ft = float(shapely.distance(unions[pid], body_union))
+            named = _names(bodies, _nearest(body_tree, unions[pid]))
             out[pid] = Discharge(
                 Reach.UNKNOWN,
-                f"the nearest impaired water body{_names(bodies, _nearest(bodies, unions[pid]))} "
-                f"is {gap_ft:,.2f} ft away and no DEM was provided to follow where the runoff "
-                "goes",
+                f"the nearest impaired water body{named} is {gap_ft:,.2f} ft away and no DEM "
+                "was provided to follow where the runoff goes",
                 unions[pid],
             )
         return out
     edge_ft = float(params.get("edge_review_ft", EDGE_REVIEW_FT))
-    out.update(_traced(ctx, dem, bodies, body_union, remaining, edge_ft))
+    out.update(_traced(ctx, dem, bodies, remaining, edge_ft))
     return out
 
 
-def _nearest(frame: gpd.GeoDataFrame, geometry: Any) -> np.ndarray:
-    tree = shapely.STRtree(frame.geometry.to_numpy())
+def _nearest(tree: shapely.STRtree, geometry: Any) -> np.ndarray:
+    """Position of the tree's geometry nearest to ``geometry`` (as a 1-element array)."""
     return np.atleast_1d(tree.nearest(geometry))
 
 
-def _traced(  # noqa: PLR0917
+def _traced(
     ctx: CheckContext,
     dem: RasterLayer,
     bodies: gpd.GeoDataFrame,
-    body_union: Any,
     ids: list[str],
     edge_ft: float,
 ) -> dict[str, Discharge]:
     """Trace every remaining proposal's DEM cells at once and read each one's ends."""
+    body_union = shapely.union_all(bodies.geometry.to_numpy())
+    body_tree = shapely.STRtree(bodies.geometry.to_numpy())
     grid = ctx.memo("flow.grid", lambda: FlowGrid(dem, list(bodies.geometry.to_numpy())))
     unions = ctx.disturbance_union
     dem_box = shapely.box(*dem.bounds)
@@ -375,7 +380,7 @@ def _traced(  # noqa: PLR0917
     cells = [grid.cells_of(unions[pid]) for pid in ids]
     rows = np.concatenate([c[0] for c in cells]) if cells else np.empty(0, dtype="int64")
     cols = np.concatenate([c[1] for c in cells]) if cells else np.empty(0, dtype="int64")
-    owner = np.repeat(np.arange(len(ids)), [len(c[0]) for c in cells])
+    starts = np.concatenate([[0], np.cumsum([len(c[0]) for c in cells])]).astype("int64")
     result = grid.trace(rows, cols)
     exits = grid.centres(result.end_row, result.end_col)
     near_edge = np.zeros(len(rows), dtype=bool)
@@ -386,16 +391,16 @@ def _traced(  # noqa: PLR0917
     out: dict[str, Discharge] = {}
     for i, pid in enumerate(ids):
         union = unions[pid]
-        mine = owner == i
-        n = int(mine.sum())
+        mine = slice(int(starts[i]), int(starts[i + 1]))  # cells are concatenated by proposal
+        n = mine.stop - mine.start
         ends = result.end[mine]
-        nearest = _names(bodies, _nearest(bodies, union))
+        nearest = _names(bodies, _nearest(body_tree, union))
         gap = f"{float(shapely.distance(union, body_union)):,.2f} ft away"
         if (ends == FlowEnd.WATER).any():
-            wet = np.flatnonzero(mine & (result.end == FlowEnd.WATER))
+            wet = mine.start + np.flatnonzero(ends == FlowEnd.WATER)
             first = wet[np.argmin(result.steps[wet])]
             line = shapely.simplify(grid.path(int(rows[first]), int(cols[first])), 0.0)
-            reached = _names(bodies, _nearest(bodies, shapely.Point(exits[first])))
+            reached = _names(bodies, _nearest(body_tree, shapely.Point(exits[first])))
             out[pid] = Discharge(
                 Reach.REACHES,
                 f"runoff flows over the DEM into the impaired water body{reached}: "
