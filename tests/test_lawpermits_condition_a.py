@@ -243,3 +243,60 @@ def test_edge_review_distance(ruleset: Ruleset, south_bank_y: float, outcome: st
     brook = box(700.0, south_bank_y, 1600.0, south_bank_y + 20.0)
     found = condition_a(context(ruleset, water=impaired(brook), surface="west"))
     assert found["outcome"] == outcome
+
+
+def _naive_ends(z: np.ndarray, water: np.ndarray, cell_ft: float) -> dict[tuple[int, int], Any]:
+    """One cell at a time, in plain Python: the reading of the module docstring."""
+    rows, cols = z.shape
+    order = [(-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1)]
+
+    def height(i: int, j: int) -> float:
+        if 0 <= i < rows and 0 <= j < cols:
+            return float(z[i, j])
+        ii, jj = min(max(i, 0), rows - 1), min(max(j, 0), cols - 1)  # odd reflection
+        if i != ii:
+            return 2 * height(ii, j) - height(2 * ii - i, j)
+        return 2 * float(z[ii, jj]) - float(z[ii, 2 * jj - j])
+
+    out = {}
+    for i0 in range(rows):
+        for j0 in range(cols):
+            i, j, n = i0, j0, 0
+            while True:
+                drops = [
+                    (height(i, j) - height(i + di, j + dj)) / (cell_ft * np.hypot(di, dj))
+                    for di, dj in order
+                ]
+                k = int(np.argmax(drops))
+                if drops[k] <= 0:
+                    out[i0, j0] = ("flat" if 0.0 in drops else "pit", i, j, n)
+                    break
+                ni, nj = i + order[k][0], j + order[k][1]
+                if not (0 <= ni < rows and 0 <= nj < cols):
+                    out[i0, j0] = ("edge", i, j, n)
+                    break
+                i, j, n = ni, nj, n + 1
+                if water[i, j]:
+                    out[i0, j0] = ("water", i, j, n)
+                    break
+    return out
+
+
+def test_merged_paths_end_where_each_path_alone_ends() -> None:
+    rng = np.random.default_rng(183)
+    z = rng.integers(0, 6, size=(24, 30)).astype("float64") + np.linspace(0, 3, 30)[None, :]
+    raster = RasterLayer("dem", z, Affine(10, 0, 0, 0, -10, 240), PROJ_CRS.from_user_input(CRS))
+    brook = box(0, 100, 60, 110)  # cells of row 13, columns 0-5
+    grid = FlowGrid(raster, [brook])
+    rows, cols = np.nonzero(np.ones(z.shape, dtype=bool))
+    result = grid.trace(rows, cols)
+    naive = _naive_ends(z, grid.target, 10.0)
+    names = {FlowEnd.WATER: "water", FlowEnd.EDGE: "edge", FlowEnd.PIT: "pit", FlowEnd.FLAT: "flat"}
+    got = {
+        (int(i), int(j)): (names[FlowEnd(e)], int(ei), int(ej), int(n))
+        for i, j, e, ei, ej, n in zip(
+            rows, cols, result.end, result.end_row, result.end_col, result.steps, strict=True
+        )
+    }
+    assert got == naive
+    assert {v[0] for v in naive.values()} >= {"water", "edge", "pit"}

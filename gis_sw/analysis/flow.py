@@ -23,10 +23,13 @@ The reading, cell by cell (one step per iteration, every path at once, numpy onl
 - water cells without an elevation (lidar DEMs often blank water) count as lower than any
   ground, so runoff beside them runs in.
 
-Paths strictly descend, so they cannot cycle and end within ``rows * cols`` steps; each
-iteration costs a few numpy operations over the paths still running.  Measured here (2 cores,
-shared): the 3,136 cells of a 7-acre site on a 1,000 x 1,000 DEM of 10-ft cells, 400 steps each
-to a brook, trace in 0.16 s; preparing the grid (padding, rasterising the water) takes 0.01 s.
+Paths strictly descend, so they cannot cycle.  Each iteration steps every path still running,
+with a few numpy operations; a path that enters a dry cell another path has already entered
+stops there and takes that path's end, so the work is about one step per distinct cell
+crossed (a test checks the merged answer against a cell-by-cell trace).  Measured here
+(2 cores, shared): a 5-acre site on a 3,000 x 3,000 DEM of 3.28-ft cells (20,449 start cells,
+paths of up to 447 steps to a brook 1,000 ft away) traces in 0.07 s, against 4.1 s without
+merging; preparing that grid (padding, rasterising the water) takes 0.2-1.1 s.
 """
 
 from __future__ import annotations
@@ -182,16 +185,34 @@ class FlowGrid:
         return nr[rows, best], nc[rows, best], end
 
     def trace(self, rows: np.ndarray, cols: np.ndarray) -> FlowResult:
-        """Follow the D8 path from every start cell (raster row, col) to its end."""
+        """Follow the D8 path from every start cell (raster row, col) to its end.
+
+        Paths that meet follow one route from there on, so a path entering a dry cell another
+        path has already entered stops and later takes that path's end (its steps are its own
+        to the meeting cell plus the other's from there).  The work is then about one step
+        per distinct cell crossed, however many paths share the route.
+        """
         n = len(rows)
         r = np.asarray(rows, dtype="int64") + 1
         c = np.asarray(cols, dtype="int64") + 1
         end = np.full(n, FlowEnd.RUNNING, dtype="int8")
         steps = np.zeros(n, dtype="int64")
-        active = np.arange(n)
         nrows, ncols = self.shape
-        limit = nrows * ncols + 1
-        while len(active) and steps[active[0]] <= limit:
+        width = ncols + 2
+        claim = np.full(self._z.size, -1, dtype="int64")  # path that first entered each cell
+        claim_step = np.zeros(self._z.size, dtype="int64")  # ... and at which step
+        join = np.full(n, -1, dtype="int64")  # path whose route a path joined
+        join_at = np.zeros(n, dtype="int64")  # that path's step count at the meeting cell
+        flat = r * width + c
+        cells, first = np.unique(flat, return_index=True)
+        claim[cells] = first
+        same = np.ones(n, dtype=bool)
+        same[first] = False
+        join[same] = claim[flat[same]]  # the same start cell twice: one path
+        active = first
+        iteration = 0
+        while len(active):
+            iteration += 1
             nr, nc, stop = self._step(r[active], c[active])
             halted = stop != FlowEnd.RUNNING
             end[active[halted]] = stop[halted]
@@ -200,12 +221,49 @@ class FlowGrid:
             outside = (nr == 0) | (nr == nrows + 1) | (nc == 0) | (nc == ncols + 1)
             end[moving[outside]] = FlowEnd.EDGE
             inside = ~outside
-            r[moving[inside]], c[moving[inside]] = nr[inside], nc[inside]
-            steps[moving[inside]] += 1
-            wet = self._water[nr[inside], nc[inside]]
-            end[moving[inside][wet]] = FlowEnd.WATER
-            active = moving[inside][~wet]
+            moving, nr, nc = moving[inside], nr[inside], nc[inside]
+            r[moving], c[moving] = nr, nc
+            steps[moving] = iteration
+            wet = self._water[nr, nc]
+            end[moving[wet]] = FlowEnd.WATER
+            moving, flat = moving[~wet], (nr * width + nc)[~wet]
+            owner = claim[flat]
+            taken = owner >= 0
+            join[moving[taken]] = owner[taken]
+            join_at[moving[taken]] = claim_step[flat[taken]]
+            moving, flat = moving[~taken], flat[~taken]
+            cells, first = np.unique(flat, return_index=True)
+            claim[cells] = moving[first]
+            claim_step[cells] = iteration
+            met = np.ones(len(moving), dtype=bool)
+            met[first] = False
+            join[moving[met]] = claim[flat[met]]
+            join_at[moving[met]] = iteration
+            active = moving[first]
+        self._resolve(join, join_at, end, steps, r, c)
         return FlowResult(end=end, end_row=r - 1, end_col=c - 1, steps=steps)
+
+    @staticmethod
+    def _resolve(  # noqa: PLR0917
+        join: np.ndarray,
+        join_at: np.ndarray,
+        end: np.ndarray,
+        steps: np.ndarray,
+        r: np.ndarray,
+        c: np.ndarray,
+    ) -> None:
+        """Give every path that joined another that path's end (in place)."""
+        done = join < 0
+        for _ in range(len(join) + 1):  # routes descend, so joins form no cycle
+            if done.all():
+                return
+            pending = np.flatnonzero(~done)
+            ready = pending[done[join[pending]]]
+            target = join[ready]
+            steps[ready] = steps[ready] + steps[target] - join_at[ready]
+            end[ready], r[ready], c[ready] = end[target], r[target], c[target]
+            done[ready] = True
+        raise AssertionError("flow paths joined in a cycle")  # unreachable: paths descend
 
     def path(self, row: int, col: int) -> shapely.LineString:
         """The flow path from one cell as a line through cell centres (to where it ends)."""
