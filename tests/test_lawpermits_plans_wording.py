@@ -113,6 +113,21 @@ def test_larger_plan_acres_alone_makes_it_part_of_a_plan(ruleset: Ruleset) -> No
     )
 
 
+@pytest.mark.parametrize(
+    ("plan_acres", "outcome"),
+    [
+        pytest.param(3.0, "required", id="no-but-a-3-acre-plan-stated-is-part-of-a-plan"),
+        pytest.param(0.5, "pass", id="no-and-a-plan-no-larger-than-itself-is-not"),
+    ],
+)
+def test_a_stated_larger_plan_outweighs_no(
+    ruleset: Ruleset, plan_acres: float, outcome: str
+) -> None:
+    attrs = {"part_of_larger_plan": False, "larger_plan_acres": plan_acres, "land_use": "other"}
+    ctx = context(ruleset, HALF_ACRE, attrs)
+    assert permits.check_land_development(ctx).iloc[0]["outcome"] == outcome
+
+
 def test_own_area_counts_when_the_stated_plan_is_smaller(ruleset: Ruleset) -> None:
     site = box(0, 0, 2 * ACRE / 100, 100)
     got = conditions(context(ruleset, site, {"larger_plan_acres": 0.5, "land_use": "other"}))

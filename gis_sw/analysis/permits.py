@@ -358,10 +358,16 @@ def land_development(ctx: CheckContext) -> dict[str, bool | None]:
         out: dict[str, bool | None] = {}
         for pid in ctx.proposals.ids:
             flag = _flag(larger.get(pid))
+            acres = _plan_acres(ctx, pid)
+            stated = acres is not None and round(acres * SQFT_PER_ACRE, 2) > round(
+                _area(ctx)[pid], 2
+            )
             if _reached(_area(ctx)[pid], limit_sqft):
                 out[pid] = True
-            elif flag is None and _plan_acres(ctx, pid) is not None:
-                out[pid] = True  # a larger plan's total is stated: the proposal is part of one
+            elif stated or (flag is None and acres is not None):
+                # a larger plan's total beyond the proposal's own area is stated: the proposal
+                # is part of one, whatever part_of_larger_plan says (the stricter reading)
+                out[pid] = True
             else:
                 out[pid] = flag
         return out
