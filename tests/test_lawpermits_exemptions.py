@@ -82,9 +82,11 @@ def _gpkg(folder: Path, claims: list[str | None]) -> Path:
         ],
         crs=CRS,
     ).to_file(path, layer="disturbance", engine="pyogrio")
-    gpd.GeoDataFrame({"proposal_id": ids, "exemption": claims}, geometry=[None] * len(ids)).to_file(
-        path, layer="proposals", engine="pyogrio"
-    )
+    plan_acres = [5.0] + [None] * (len(ids) - 1)
+    gpd.GeoDataFrame(
+        {"proposal_id": ids, "exemption": claims, "larger_plan_acres": plan_acres},
+        geometry=[None] * len(ids),
+    ).to_file(path, layer="proposals", engine="pyogrio")
     return path
 
 
@@ -92,6 +94,10 @@ def test_reader_accepts_letter_citation_and_heading(tmp_path: Path, ruleset: Rul
     claims = ["Cemetery graves", "183-5C", "§ 183-5 K", "j", None]
     proposals = read_proposals(_gpkg(tmp_path, claims), ruleset=ruleset)
     assert proposals.attributes["exemption"].tolist()[:4] == claims[:4]  # kept as written
+    assert proposals.attributes["larger_plan_acres"].tolist()[:2] == [
+        5.0,
+        pytest.approx(float("nan"), nan_ok=True),
+    ]
     found = permits.check_exemption(
         CheckContext(make_layerset(CRS, {}), proposals, ruleset)
     ).set_index("proposal_id")
