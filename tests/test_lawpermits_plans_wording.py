@@ -322,3 +322,16 @@ def test_wording_keys_are_the_ones_the_checks_use(ruleset: Ruleset) -> None:
     assert (
         ruleset.wording("floodplain_consequence") == "Chapter 108 (Flood Damage Prevention) applies"
     )
+
+
+def test_wording_must_be_text_and_a_missing_key_without_default_is_named() -> None:
+    from gis_sw.errors import RulesetError
+
+    data = mount_pleasant_toml()
+    data["wording"] = {**data["wording"], "floodplain_consequence": 108}
+    with pytest.raises(RulesetError, match=r"\[wording\] should be a table of strings"):
+        parse_ruleset(data, source="<bad wording>")
+    ruleset = made_up_town(None)
+    with pytest.raises(RulesetError, match=r"\[wording\] has no entry 'floodplain_consequence'"):
+        ruleset.wording("floodplain_consequence")
+    assert ruleset.wording("floodplain_consequence", "neutral") == "neutral"
