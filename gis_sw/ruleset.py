@@ -162,6 +162,36 @@ class Ruleset:
                 f'Fix: add a line {rule_id} = "§ ..." to the [citations] table.'
             ) from None
 
+    def wording(self, key: str, default: str | None = None) -> str:
+        """A sentence part in the town's own words, from the ruleset's ``[wording]`` table.
+
+        Sentences that name a state programme, another chapter of the town's code or an
+        agency ("the NYSDEC SPDES general permit", "Chapter 108 (Flood Damage Prevention)")
+        live in the ruleset, so another town's file gives its own.  ``default`` (a neutral
+        sentence naming no agency) is used when the ruleset has no such key; without a
+        default a missing key raises.
+
+        Raises
+        ------
+        RulesetError
+            If the key is missing and no default is given.
+        """
+        table = self.raw.get("wording", {})
+        value = table.get(key) if isinstance(table, Mapping) else None
+        if isinstance(value, str):
+            return value
+        if default is not None:
+            return default
+        raise RulesetError(
+            f"ruleset {self.source or self.name}: [wording] has no entry {key!r}. "
+            f'Fix: add a line {key} = "..." to the [wording] table.'
+        )
+
+    @property
+    def exemptions_citation(self) -> str:
+        """Citation of the exemptions section (SW104's, ``§ 183-5``; ``""`` when absent)."""
+        return self.citations.get("SW104", "")
+
     def section(self, name: str) -> Mapping[str, Any]:
         """A read-only view of a raw TOML section (empty when absent)."""
         value = self.raw.get(name, {})
@@ -312,7 +342,8 @@ def parse_ruleset(data: Mapping[str, Any], *, source: str = "<ruleset>") -> Rule
     storms = _storms(data.get("storms", {}), problems)
     exemptions = data.get("exemptions", {})
     citations = data.get("citations", {})
-    for name, table in (("exemptions", exemptions), ("citations", citations)):
+    wording = data.get("wording", {})
+    for name, table in (("exemptions", exemptions), ("citations", citations), ("wording", wording)):
         if not isinstance(table, Mapping) or not all(isinstance(v, str) for v in table.values()):
             problems.append(f"[{name}] should be a table of strings")
     if problems:

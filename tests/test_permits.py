@@ -300,10 +300,25 @@ def test_condition_a(
         assert found["geometry"].area == pytest.approx(50.0)  # the part inside the watershed
 
 
-def test_condition_a_outside_mapped_impaired_water_passes(ruleset: Ruleset) -> None:
-    layers = {"impaired_waters": gpd.GeoDataFrame(geometry=[box(0, 0, 10, 10)], crs=CRS)}
+@pytest.mark.parametrize(
+    ("listing", "outcome"),
+    [
+        # issue 13 item 3: outside a TMDL watershed passes (overlap is the test), but away
+        # from an impaired water *body* the question is where runoff goes: no DEM, review
+        pytest.param("TMDL", "pass", id="outside-mapped-TMDL-watershed-passes"),
+        pytest.param(None, "review", id="away-from-impaired-water-body-without-DEM-is-review"),
+    ],
+)
+def test_condition_a_outside_mapped_impaired_water(
+    ruleset: Ruleset, listing: str | None, outcome: str
+) -> None:
+    layers = {
+        "impaired_waters": gpd.GeoDataFrame(
+            {"listing": [listing]}, geometry=[box(0, 0, 10, 10)], crs=CRS
+        )
+    }
     ctx = context(ruleset, [box(1000, 0, 1435.6, 100)], {}, layers)
-    assert row(permits.check_post_construction(ctx), "P-1:condition-A")["outcome"] == "pass"
+    assert row(permits.check_post_construction(ctx), "P-1:condition-A")["outcome"] == outcome
 
 
 # -- SW104 -------------------------------------------------------------------------------------

@@ -9,12 +9,30 @@ exactly 250 sq ft and carried through a reprojection still meets a 250 sq ft thr
 Subjects: SW101, SW102, SW104, SW105 and SW107 give one row per proposal (``subject_id`` is
 the proposal id); SW103 one row per condition (``P-1:condition-A``) and SW106 one row per
 mapped resource (``P-1:wetlands``, ``P-1:wetland_adjacent_area``, ``P-1:water_bodies``,
-``P-1:floodplain``).
+``P-1:floodplain``, and ``P-1:streams`` when a ``streams`` line layer is given).
+
+Readings (issue 13; docs/check.md states them for users):
+
+- Condition A (§ 183-7B(2)(a)) is about where runoff *goes*: the applicant's
+  ``discharges_to_impaired_water`` decides when given; otherwise a TMDL watershed
+  (``impaired_waters.listing`` naming one of ``[condition_a] watershed_listings``) is met by
+  overlap, and an impaired water body by overlap or by a D8 flow path over the DEM reaching
+  it (:mod:`gis_sw.analysis.flow`); anything the layers cannot show is ``review``.
+- Conditions B and C count the project: the larger of the proposal's own area and its
+  ``larger_plan_acres``.  A part of a larger plan whose total is not given (or whose
+  ``part_of_larger_plan`` is not given) is never passed on its own area.
+- A claimed exemption is read by :func:`gis_sw.layers.exemptions.parse_exemption` (letter,
+  citation or heading) and its own conditions are checked (``[exemption_conditions]``):
+  routine maintenance at 5 acres or more and landscaping on a lot with no building fail;
+  agricultural activity with new roofs is review.
+- Sentences naming a state programme, another chapter or an agency come from the ruleset's
+  ``[wording]`` (:data:`WORDING_DEFAULTS` names the keys and their neutral fallbacks); a
+  measured figure beside its limit is written by :mod:`gis_sw.analysis.wording`.
 """
 
 from __future__ import annotations
 
-import re
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,32 +43,89 @@ import shapely
 
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.findings import Outcome, empty_findings, make_findings
+from gis_sw.analysis.flow import Reach, impaired_discharge
 from gis_sw.analysis.overlay import area_by_key
+from gis_sw.analysis.wording import figure_pair, fmt_acres, fmt_sqft, fmt_usd
+from gis_sw.layers.exemptions import parse_exemption
 from gis_sw.units import SQFT_PER_ACRE
 
+__all__ = [
+    "WORDING_DEFAULTS",
+    "PermitArea",
+    "check_application",
+    "check_exemption",
+    "check_land_development",
+    "check_mapped_resources",
+    "check_permit_threshold",
+    "check_post_construction",
+    "check_state_floor",
+    "exemption_letter",
+    "fmt_acres",
+    "fmt_sqft",
+    "fmt_usd",
+    "land_development",
+    "permit_areas",
+]
+
 _EMPTY = shapely.Polygon()
+
+WORDING_DEFAULTS: dict[str, str] = {
+    "state_construction_permit": (
+        "coverage under the state's general permit for stormwater from construction activity"
+    ),
+    "state_floor_applies": (
+        "state general permit coverage for construction activity applies alongside the town "
+        "permit; the town's rules are not less restrictive than the state's requirements"
+    ),
+    "state_floor_not_covered": (
+        "the town permit addresses land not covered by a state construction stormwater permit; "
+        "state requirements still apply where they reach further"
+    ),
+    "wetlands_consequence": "the town's wetland law and state or federal wetland permits may apply",
+    "wetland_adjacent_area_consequence": "the town's wetland law may regulate the adjacent area",
+    "water_bodies_consequence": "state and federal permits for work in or near waters may apply",
+    "floodplain_consequence": "the town's flood damage prevention law applies",
+    "impaired_waters": "an impaired water or TMDL watershed",
+}
+"""Keys of the ruleset's ``[wording]`` table SW1xx uses, with the neutral sentence (naming no
+agency or chapter) each falls back to when a ruleset leaves it out."""
+
+
+def _say(ctx: CheckContext, key: str) -> str:
+    """The town's words for ``key`` (``[wording]``), or the neutral default."""
+    return ctx.ruleset.wording(key, WORDING_DEFAULTS[key])
 
 
 # -- formatting -------------------------------------------------------------------------------
 
 
-def fmt_sqft(area_sqft: float) -> str:
-    """``134``, ``249.9``, ``43,560``: whole square feet unless the tenth matters."""
-    value = round(float(area_sqft), 1)
-    return f"{value:,.0f}" if value == round(value) else f"{value:,.1f}"
-
-
-def fmt_acres(area_sqft: float) -> str:
-    """Acres to 2 decimals: ``1.00``."""
-    return f"{float(area_sqft) / SQFT_PER_ACRE:,.2f}"
-
-
-def fmt_usd(amount: float) -> str:
-    return f"${float(amount):,.2f}"
-
-
 def _limit(value: float) -> str:
     return f"{value:,g}"
+
+
+def _sqft_pair(area_sqft: float, limit_sqft: float) -> tuple[str, str]:
+    """Measured area (rounded to 0.01, as compared) and limit, decimals as the comparison needs."""
+    return figure_pair(round(float(area_sqft), 2), limit_sqft)
+
+
+def _acres_pair(area_sqft: float, limit_acres: float) -> tuple[str, str]:
+    """``"43,559.99 sq ft (just under 1 acre)"`` and ``"1 acre (43,560.00 sq ft)"``.
+
+    The figure reads in sq ft and acres; when the acres alone cannot show the two apart (a
+    hundredth of a sq ft is a ten-millionth of an acre), the acres say "just under/over" and
+    the limit adds its square feet.
+    """
+    area = round(float(area_sqft), 2)
+    limit_sqft = limit_acres * SQFT_PER_ACRE
+    sq, lim_sq = figure_pair(area, limit_sqft)
+    ac, lim_ac = figure_pair(area / SQFT_PER_ACRE, limit_acres, base=2)
+    unit = "acre" if limit_acres == 1 else "acres"
+    if ac == lim_ac and area != round(limit_sqft, 2):
+        side = "under" if area < limit_sqft else "over"
+        return f"{sq} sq ft (just {side} {_limit(limit_acres)} {unit})", (
+            f"{_limit(limit_acres)} {unit} ({lim_sq} sq ft)"
+        )
+    return f"{sq} sq ft ({ac} acres)", f"{_limit(limit_acres)} {unit}"
 
 
 def _round2(values: Any) -> Any:
@@ -208,15 +283,17 @@ def check_permit_threshold(ctx: CheckContext) -> gpd.GeoDataFrame:
             )
             meas, lim, geom = np.nan, t_any, pa.union
         elif pa.decided_by == "any":
+            low_m, low_l = _sqft_pair(pa.low_sqft, t_low)
             also = (
-                f", and {fmt_sqft(pa.low_sqft)} sq ft of it inside zone {low_name} reaches the "
-                f"{_limit(t_low)} sq ft threshold"
+                f", and {low_m} sq ft of it inside zone {low_name} reaches the "
+                f"{low_l} sq ft threshold"
                 if _reached(pa.low_sqft, t_low)
                 else ""
             )
+            m, lim_text = _sqft_pair(pa.total_sqft, t_any)
             msg = (
-                f"Disturbance of {fmt_sqft(pa.total_sqft)} sq ft{split} reaches the "
-                f"{_limit(t_any)} sq ft threshold for all zones{also}: {permit}"
+                f"Disturbance of {m} sq ft{split} reaches the {lim_text} sq ft threshold for all "
+                f"zones{also}: {permit}"
             )
             meas, lim, geom = pa.total_sqft, t_any, pa.union
         elif pa.decided_by == "low":
@@ -225,28 +302,30 @@ def check_permit_threshold(ctx: CheckContext) -> gpd.GeoDataFrame:
                 if pa.total_sqft - pa.low_sqft >= 0.05
                 else ""
             )
+            m, lim_text = _sqft_pair(pa.low_sqft, t_low)
             msg = (
-                f"Disturbance of {fmt_sqft(pa.low_sqft)} sq ft inside zone {low_name}{of_total} "
-                f"reaches the {_limit(t_low)} sq ft threshold: {permit}"
+                f"Disturbance of {m} sq ft inside zone {low_name}{of_total} "
+                f"reaches the {lim_text} sq ft threshold: {permit}"
             )
             meas, lim, geom = pa.low_sqft, t_low, pa.low_part
         elif pa.decided_by == "unknown":
             why = pa.zoning_problem or (
                 f"{fmt_sqft(pa.unzoned_sqft)} sq ft lies outside any named zone of the zoning layer"
             )
+            m, lim_text = _sqft_pair(pa.total_sqft, t_any)
             msg = (
-                f"Disturbance of {fmt_sqft(pa.total_sqft)} sq ft is below the {_limit(t_any)} "
-                f"sq ft threshold for all zones, but {why}, so whether {_limit(t_low)} sq ft or "
-                f"more lies inside zone {low_name} is unknown: review against the zoning map "
-                f"({cite})."
+                f"Disturbance of {m} sq ft is below the {lim_text} sq ft threshold for all zones, "
+                f"but {why}, so whether {_limit(t_low)} sq ft or more lies inside zone {low_name} "
+                f"is unknown: review against the zoning map ({cite})."
             )
             meas, lim, geom = pa.total_sqft, t_low, pa.union
         else:
+            m, lim_text = _sqft_pair(pa.total_sqft, t_any)
+            low_m, low_l = _sqft_pair(pa.low_sqft, t_low)
             msg = (
-                f"Disturbance of {fmt_sqft(pa.total_sqft)} sq ft{split} is below the "
-                f"{_limit(t_any)} sq ft threshold for all zones, and {fmt_sqft(pa.low_sqft)} sq ft "
-                f"inside zone {low_name} is below the {_limit(t_low)} sq ft threshold: no "
-                f"stormwater management control permit is required ({cite})."
+                f"Disturbance of {m} sq ft{split} is below the {lim_text} sq ft threshold for all "
+                f"zones, and {low_m} sq ft inside zone {low_name} is below the {low_l} sq ft "
+                f"threshold: no stormwater management control permit is required ({cite})."
             )
             meas, lim, geom = pa.total_sqft, t_any, pa.union
         for k, v in zip(rows, (pid, pa.outcome, msg, meas, lim, geom), strict=True):
@@ -278,10 +357,19 @@ def land_development(ctx: CheckContext) -> dict[str, bool | None]:
         larger = _attr(ctx, "part_of_larger_plan")
         out: dict[str, bool | None] = {}
         for pid in ctx.proposals.ids:
+            flag = _flag(larger.get(pid))
+            acres = _plan_acres(ctx, pid)
+            stated = acres is not None and round(acres * SQFT_PER_ACRE, 2) > round(
+                _area(ctx)[pid], 2
+            )
             if _reached(_area(ctx)[pid], limit_sqft):
                 out[pid] = True
+            elif stated or (flag is None and acres is not None):
+                # a larger plan's total beyond the proposal's own area is stated: the proposal
+                # is part of one, whatever part_of_larger_plan says (the stricter reading)
+                out[pid] = True
             else:
-                out[pid] = _flag(larger.get(pid))
+                out[pid] = flag
         return out
 
     return ctx.memo("permits.land_development", compute)
@@ -295,14 +383,14 @@ def check_land_development(ctx: CheckContext) -> gpd.GeoDataFrame:
     lda = land_development(ctx)
     approved = _attr(ctx, "approved_swppp")
     rows: dict[str, list[Any]] = {k: [] for k in ("pid", "out", "msg")}
+    state_permit = _say(ctx, "state_construction_permit")
     for pid in ctx.proposals.ids:
         area = _area(ctx)[pid]
-        figure = f"Disturbance of {fmt_sqft(area)} sq ft ({fmt_acres(area)} acres)"
-        acre = f"{_limit(params.land_development_acres)} acre"
+        measured, acre = _acres_pair(area, params.land_development_acres)
+        figure = f"Disturbance of {measured}"
         need = (
             "a land development activity: a stormwater pollution prevention plan (SWPPP) and "
-            "coverage under the NYSDEC SPDES general permit for construction activity are "
-            f"required ({cite})"
+            f"{state_permit} are required ({cite})"
         )
         swppp = _flag(approved.get(pid))
         note = " The application states an approved SWPPP." if swppp else ""
@@ -350,171 +438,235 @@ def check_land_development(ctx: CheckContext) -> gpd.GeoDataFrame:
 # -- SW103: post-construction controls, Conditions A, B, C ---------------------------------------
 
 
-def _impaired_overlap(ctx: CheckContext) -> tuple[dict[str, shapely.Geometry], str | None]:
-    layer = ctx.layers.get("impaired_waters")
-    if layer is None:
-        return {}, "the impaired_waters layer was not provided"
-    hits = area_by_key(ctx.disturbance_union, layer, None, keep_geometry=True)
-    geoms = dict(zip(hits["subject"].astype(str), hits["geometry"], strict=True))
-    # a disturbance that only touches a listed water still discharges to it; touching is
-    # judged at the distance tolerance, so a float bit of gap (a reprojection) cannot decide it
-    tol = ctx.ruleset.devices.distance_tolerance_ft
-    touching = ctx.disturbance_union[ctx.disturbance_union.dwithin(layer.union_all(), tol)]
-    for pid in touching.index:
-        geoms.setdefault(str(pid), touching.loc[pid])
-    return geoms, None
+def _plan_acres(ctx: CheckContext, pid: str) -> float | None:
+    """``larger_plan_acres`` when given as a finite number of 0 or more, else None."""
+    value = _attr(ctx, "larger_plan_acres").get(pid)
+    if value is None or value is pd.NA:
+        return None
+    try:
+        acres = float(value)
+    except (TypeError, ValueError):
+        return None
+    return acres if math.isfinite(acres) and acres >= 0 else None
 
 
-def check_post_construction(ctx: CheckContext) -> gpd.GeoDataFrame:
-    """SW103: Conditions A (impaired waters), B (5 acres or more), C (1 to 5 acres)."""
+@dataclass(frozen=True, slots=True)
+class ProjectArea:
+    """The area Conditions B and C count: the project's, which may be a larger plan's.
+
+    ``total_sqft`` is None when the proposal is (or may be) part of a larger common plan
+    whose total is not given: the total is then at least ``own_sqft``, no more is known.
+    """
+
+    own_sqft: float
+    total_sqft: float | None
+    basis: str  # "" for the proposal's own area, else the clause naming the plan
+
+
+def project_area(ctx: CheckContext) -> dict[str, ProjectArea]:
+    """Each proposal's area for Conditions B and C (and exemption C's five acres)."""
+
+    def compute() -> dict[str, ProjectArea]:
+        larger = _attr(ctx, "part_of_larger_plan")
+        out = {}
+        for pid in ctx.proposals.ids:
+            own = _area(ctx)[pid]
+            acres = _plan_acres(ctx, pid)
+            part = _flag(larger.get(pid))
+            if acres is not None:
+                total = max(own, round(acres * SQFT_PER_ACRE, 2))
+                basis = f"the whole larger common plan (larger_plan_acres = {acres:,g})"
+                if total > round(acres * SQFT_PER_ACRE, 2):
+                    basis = (
+                        f"its own area, as the larger common plan's stated total "
+                        f"(larger_plan_acres = {acres:,g}) is less"
+                    )
+                out[pid] = ProjectArea(own, total, basis)
+            elif part is True:
+                out[pid] = ProjectArea(
+                    own,
+                    None,
+                    "part of a larger common plan whose total area (larger_plan_acres) is not "
+                    "given",
+                )
+            elif part is None:
+                out[pid] = ProjectArea(
+                    own, None, "whether it is part of a larger common plan is not given"
+                )
+            else:
+                out[pid] = ProjectArea(own, own, "")
+        return out
+
+    return ctx.memo("permits.project_area", compute)
+
+
+def _condition_a(ctx: CheckContext, lda: dict[str, bool | None]) -> dict[str, tuple[Any, ...]]:
+    """Condition A of every proposal: (outcome, clause, geometry)."""
+    cite = f"({ctx.citation('SW103')}(a))."
+    impaired = _say(ctx, "impaired_waters")
+    controls = _CONTROLS
+    flags = _attr(ctx, "discharges_to_impaired_water")
+    need_layers = [
+        p for p in ctx.proposals.ids if lda[p] is not False and _flag(flags.get(p)) is None
+    ]
+    read = impaired_discharge(ctx, need_layers) if need_layers else {}
+    out: dict[str, tuple[Any, ...]] = {}
+    for pid in ctx.proposals.ids:
+        union = _union(ctx)[pid]
+        flag = _flag(flags.get(pid))
+        if lda[pid] is False:
+            out[pid] = (
+                Outcome.PASS,
+                f"not a land development activity, so it does not apply {cite}",
+                union,
+            )
+            continue
+        if flag is not None:
+            stated = "discharges" if flag else "does not discharge"
+            why = (
+                f"the application states (discharges_to_impaired_water, which decides over the "
+                f"layers) that runoff {stated} to {impaired}"
+            )
+            reach, geom = (Reach.REACHES if flag else Reach.MISSES), union
+        else:
+            found = read[pid]
+            why, reach, geom = found.why, found.reach, found.geometry
+        if reach is Reach.REACHES and lda[pid] is None:
+            outcome = Outcome.REVIEW
+            msg = f"{why}; if this is a land development activity (see SW102), {controls} {cite}"
+        elif reach is Reach.REACHES:
+            outcome, msg = Outcome.REQUIRED, f"{why}: {controls} {cite}"
+        elif reach is Reach.MISSES:
+            outcome, msg = Outcome.PASS, f"{why}, so it does not apply {cite}"
+        else:
+            outcome = Outcome.REVIEW
+            msg = (
+                f"the attribute discharges_to_impaired_water is not given and {why}: whether "
+                f"runoff reaches {impaired} is unknown {cite}"
+            )
+        out[pid] = (outcome, msg, geom)
+    return out
+
+
+_CONTROLS = "post-construction stormwater runoff controls (water quantity and quality) are required"
+
+
+def _condition_b(ctx: CheckContext, proj: ProjectArea) -> tuple[Outcome, str, float]:
+    """Condition B: five acres or more disturbed by the project."""
+    cite = f"({ctx.citation('SW103')}(b))."
+    b_acres = ctx.ruleset.permit.condition_b_acres
+    b_sqft = b_acres * SQFT_PER_ACRE
+    known = proj.total_sqft is not None
+    of_plan = f", counting {proj.basis}," if proj.basis and known else ""
+    area = proj.total_sqft if proj.total_sqft is not None else proj.own_sqft
+    figure, limit = _acres_pair(area, b_acres)
+    if _reached(area, b_sqft):
+        outcome = Outcome.REQUIRED
+        msg = f"disturbance of {figure}{of_plan} reaches {limit}: {_CONTROLS} {cite}"
+    elif not known:
+        outcome = Outcome.REVIEW
+        msg = (
+            f"disturbance of {figure} is below {limit} on its own, but {proj.basis}: whether the "
+            f"project disturbs {limit} or more is unknown {cite}"
+        )
+    else:
+        outcome = Outcome.PASS
+        msg = f"disturbance of {figure}{of_plan} is below {limit} {cite}"
+    return outcome, msg, area
+
+
+def _condition_c(ctx: CheckContext, pid: str, proj: ProjectArea) -> tuple[Outcome, str, float]:
+    """Condition C: one to five acres during the project, except the excluded land uses."""
     params = ctx.ruleset.permit
-    cite = ctx.citation("SW103")
-    lda = land_development(ctx)
-    impaired_geoms, impaired_problem = _impaired_overlap(ctx)
-    b_sqft = params.condition_b_acres * SQFT_PER_ACRE
+    cite = f"({ctx.citation('SW103')}(c))."
     c_min = params.condition_c_min_acres * SQFT_PER_ACRE
     c_max = params.condition_c_max_acres * SQFT_PER_ACRE
-    b_acres = _limit(params.condition_b_acres)
     c_range = (
         f"{_limit(params.condition_c_min_acres)} to {_limit(params.condition_c_max_acres)} acres"
     )
-    excluded = set(params.condition_c_excluded_land_uses)
-    controls = (
-        "post-construction stormwater runoff controls (water quantity and quality) are required"
+    land_use = _text(_attr(ctx, "land_use").get(pid))
+    known = proj.total_sqft is not None
+    area = proj.total_sqft if proj.total_sqft is not None else proj.own_sqft
+    of_plan = f", counting {proj.basis}," if proj.basis and known else ""
+    below = not _reached(area, c_min)
+    figure, limit = _acres_pair(
+        area, params.condition_c_min_acres if below else params.condition_c_max_acres
     )
-    impaired = "a 303(d)-impaired water or TMDL watershed"
+    instead = (
+        ""
+        if known
+        else f" ({proj.basis}: if the project's total reaches "
+        f"{_limit(params.condition_b_acres)} acres, Condition B applies instead; controls are "
+        "required either way)"
+    )
+    outcome = Outcome.PASS
+    if land_use is not None and land_use in set(params.condition_c_excluded_land_uses):
+        msg = (
+            f"disturbance of {figure}{of_plan.rstrip(',')}: land use {land_use} is excluded from "
+            "Condition C"
+        )
+    elif _reached(area, c_max):
+        msg = (
+            f"disturbance of {figure}{of_plan} reaches {limit}, the top of the {c_range} range "
+            "(Condition B applies instead)"
+        )
+    elif below and known:
+        msg = (
+            f"disturbance of {figure}{of_plan} is below {limit}, the bottom of the {c_range} range"
+        )
+    elif below:
+        outcome = Outcome.REVIEW
+        msg = (
+            f"disturbance of {figure} is below {limit} on its own, but {proj.basis}: whether the "
+            f"project disturbs {c_range} is unknown"
+        )
+    elif land_use is None:
+        outcome = Outcome.REVIEW
+        msg = (
+            f"disturbance of {figure}{of_plan} is within {c_range}, but the attribute land_use "
+            "is not given, so the exclusion of single-family residences and agricultural "
+            f"properties cannot be decided{instead}"
+        )
+    else:
+        outcome = Outcome.REQUIRED
+        msg = (
+            f"disturbance of {figure}{of_plan} is within {c_range} and land use {land_use} is "
+            f"not excluded{instead}: {_CONTROLS}"
+        )
+    return outcome, f"{msg} {cite}", area
+
+
+def check_post_construction(ctx: CheckContext) -> gpd.GeoDataFrame:
+    """SW103: Conditions A (discharge to impaired waters), B (5 acres or more), C (1 to 5)."""
+    params = ctx.ruleset.permit
+    lda = land_development(ctx)
+    cond_a = _condition_a(ctx, lda)
+    projects = project_area(ctx)
+    b_sqft = params.condition_b_acres * SQFT_PER_ACRE
+    c_min = params.condition_c_min_acres * SQFT_PER_ACRE
     names = ("pid", "sub", "out", "msg", "meas", "lim", "geom")
     cols: dict[str, list[Any]] = {k: [] for k in names}
-
-    def add(
-        cond: str,
-        out: Outcome,
-        msg: str,
-        *,
-        meas: float = np.nan,
-        lim: float = np.nan,
-        geom: Any = None,
-    ) -> None:
-        values = (pid, f"{pid}:condition-{cond}", out, f"Condition {cond}: {msg}", meas, lim, geom)
-        for k, v in zip(names, values, strict=True):
-            cols[k].append(v)
-
     for pid in ctx.proposals.ids:
-        area = _area(ctx)[pid]
         union = _union(ctx)[pid]
-        acres = f"{fmt_acres(area)} acres"
-        # Condition A: 303(d) list or TMDL watershed
-        flag = _flag(_attr(ctx, "discharges_to_impaired_water").get(pid))
-        cite_a = f"({cite}(a))."
-        if lda[pid] is False:
-            add(
-                "A",
-                Outcome.PASS,
-                f"not a land development activity, so it does not apply {cite_a}",
-                geom=union,
+        out_a, msg_a, geom_a = cond_a[pid]
+        out_b, msg_b, area_b = _condition_b(ctx, projects[pid])
+        out_c, msg_c, area_c = _condition_c(ctx, pid, projects[pid])
+        for cond, out, msg, meas, lim, geom in (
+            ("A", out_a, msg_a, np.nan, np.nan, geom_a),
+            ("B", out_b, msg_b, area_b, b_sqft, union),
+            ("C", out_c, msg_c, area_c, c_min, union),
+        ):
+            values = (
+                pid,
+                f"{pid}:condition-{cond}",
+                out,
+                f"Condition {cond}: {msg}",
+                meas,
+                lim,
+                geom,
             )
-        elif flag is True or (flag is None and pid in impaired_geoms):
-            why = (
-                f"the application states that runoff discharges to {impaired}"
-                if flag
-                else f"the disturbance lies in {impaired} (impaired_waters layer)"
-            )
-            geom = impaired_geoms.get(pid, union)
-            if lda[pid] is None:
-                add(
-                    "A",
-                    Outcome.REVIEW,
-                    f"{why}; if this is a land development activity (see SW102), {controls} "
-                    f"{cite_a}",
-                    geom=geom,
-                )
-            else:
-                add("A", Outcome.REQUIRED, f"{why}: {controls} {cite_a}", geom=geom)
-        elif flag is False:
-            add(
-                "A",
-                Outcome.PASS,
-                f"the application states that runoff does not discharge to {impaired}, so it "
-                f"does not apply {cite_a}",
-                geom=union,
-            )
-        elif impaired_problem is None:
-            add(
-                "A",
-                Outcome.PASS,
-                f"the disturbance lies in no mapped {impaired.removeprefix('a ')}, so it does not "
-                f"apply {cite_a}",
-                geom=union,
-            )
-        else:
-            add(
-                "A",
-                Outcome.REVIEW,
-                f"the attribute discharges_to_impaired_water is not given and {impaired_problem}: "
-                f"whether runoff reaches {impaired} is unknown {cite_a}",
-                geom=union,
-            )
-        # Condition B: five acres or more
-        if _reached(area, b_sqft):
-            add(
-                "B",
-                Outcome.REQUIRED,
-                f"disturbance of {acres} reaches {b_acres} acres: {controls} ({cite}(b)).",
-                meas=area,
-                lim=b_sqft,
-                geom=union,
-            )
-        else:
-            add(
-                "B",
-                Outcome.PASS,
-                f"disturbance of {acres} is below {b_acres} acres ({cite}(b)).",
-                meas=area,
-                lim=b_sqft,
-                geom=union,
-            )
-        # Condition C: one to five acres, except single-family and agricultural
-        land_use = _text(_attr(ctx, "land_use").get(pid))
-        c_msg = f"disturbance of {acres} is within {c_range}"
-        if not _reached(area, c_min) or _reached(area, c_max):
-            side = "below" if not _reached(area, c_min) else "at or above the top of"
-            add(
-                "C",
-                Outcome.PASS,
-                f"disturbance of {acres} is {side} the {c_range} range ({cite}(c)).",
-                meas=area,
-                lim=c_min,
-                geom=union,
-            )
-        elif land_use is None:
-            add(
-                "C",
-                Outcome.REVIEW,
-                f"{c_msg}, but the attribute land_use is not given, so the exclusion of "
-                f"single-family residences and agricultural properties cannot be decided "
-                f"({cite}(c)).",
-                meas=area,
-                lim=c_min,
-                geom=union,
-            )
-        elif land_use in excluded:
-            add(
-                "C",
-                Outcome.PASS,
-                f"{c_msg}, but land use {land_use} is excluded from Condition C ({cite}(c)).",
-                meas=area,
-                lim=c_min,
-                geom=union,
-            )
-        else:
-            add(
-                "C",
-                Outcome.REQUIRED,
-                f"{c_msg} and land use {land_use} is not excluded: {controls} ({cite}(c)).",
-                meas=area,
-                lim=c_min,
-                geom=union,
-            )
+            for k, v in zip(names, values, strict=True):
+                cols[k].append(v)
     if not cols["pid"]:
         return empty_findings(ctx.crs)
     return make_findings(
@@ -533,34 +685,119 @@ def check_post_construction(ctx: CheckContext) -> gpd.GeoDataFrame:
 
 # -- SW104: exemptions ----------------------------------------------------------------------------
 
-_LETTER = re.compile(r"^\s*(?:§\s*)?(?:183-5\s*)?\(?\s*([A-Ka-k])\s*\)?\s*[.:)-]?(?:\s.*)?$")
+
+def exemption_letter(
+    claim: str, exemptions: dict[str, str], citation: str = "§ 183-5"
+) -> str | None:
+    """The letter a claim names (:func:`gis_sw.layers.exemptions.parse_exemption`)."""
+    return parse_exemption(claim, exemptions, citation=citation)
 
 
-def exemption_letter(claim: str, exemptions: dict[str, str]) -> str | None:
-    """The § 183-5 letter a claim names: ``"C"``, ``"183-5C"``, ``"(c) ..."`` or the text."""
-    match = _LETTER.match(claim)
-    if match and match.group(1).upper() in exemptions:
-        return match.group(1).upper()
-    lowered = claim.strip().lower()
-    for letter, text in exemptions.items():
-        if text.lower().startswith(lowered) or lowered.startswith(text.lower()):
-            return letter
-    return None
+def _exemption_rules(ctx: CheckContext) -> dict[str, Any]:
+    """``[exemption_conditions]``: which letter carries which condition of its own."""
+    table = ctx.ruleset.section("exemption_conditions")
+    return {str(k): v for k, v in table.items()}
+
+
+def _structures_on_lots(ctx: CheckContext, union: Any) -> tuple[str | None, list[str], list[str]]:
+    """(problem, lots the disturbance lies on, buildings on those lots) for exemption K."""
+    parcels, buildings = ctx.layers.get("parcels"), ctx.layers.get("buildings")
+    if buildings is None:
+        return "the buildings layer was not provided", [], []
+    if parcels is None:
+        return "the parcels layer was not provided", [], []
+    lots = parcels.iloc[parcels.sindex.query(union, predicate="intersects")]
+    lots = lots[shapely.area(shapely.intersection(lots.geometry.to_numpy(), union)) >= 0.005]
+    if len(lots) == 0:
+        return "the disturbance lies on no parcel of the parcels layer", [], []
+    lot_union = shapely.union_all(lots.geometry.to_numpy())
+    near = buildings.iloc[buildings.sindex.query(lot_union, predicate="intersects")]
+    on = near[shapely.area(shapely.intersection(near.geometry.to_numpy(), lot_union)) >= 0.005]
+    lot_ids = sorted(str(v) for v in lots["parcel_id"]) if "parcel_id" in lots else []
+    ids = sorted(str(v) for v in on["building_id"]) if "building_id" in on else []
+    if len(on) and not ids:
+        ids = [f"{len(on)} footprint(s)"]
+    return None, lot_ids, ids
+
+
+def _new_structures(ctx: CheckContext, pid: str, surfaces: list[str]) -> tuple[int, float]:
+    """Count and area (sq ft) of the proposal's new structures (roofs) in ``impervious``."""
+    imp = ctx.proposals.impervious
+    if imp is None or len(imp) == 0 or not surfaces:
+        return 0, 0.0
+    kinds = imp["surface"].map(lambda v: "" if v is None or pd.isna(v) else str(v).lower())
+    mine = imp[(imp["proposal_id"].astype(str) == pid) & kinds.isin([s.lower() for s in surfaces])]
+    if len(mine) == 0:
+        return 0, 0.0
+    return len(mine), float(shapely.area(shapely.union_all(mine.geometry.to_numpy())))
+
+
+def _exemption_finding(
+    ctx: CheckContext, pid: str, letter: str, heading: str
+) -> tuple[Outcome, str]:
+    """SW104 for a claim naming a letter: its own conditions first (§ 183-5C, K, A)."""
+    cite = ctx.citation("SW104")
+    decider = ctx.ruleset.decision_maker
+    rules = _exemption_rules(ctx)
+    proj = project_area(ctx)[pid]
+    area = max(proj.own_sqft, proj.total_sqft or 0.0)
+    named = f"Exemption {cite}{letter} ({heading}) is claimed"
+    still = f"every rule was still checked, and the {decider} decides whether the exemption applies"
+    if letter == str(rules.get("routine_maintenance", "")).upper():
+        limit_acres = float(rules.get("routine_maintenance_max_acres", 5.0))
+        figure, limit = _acres_pair(area, limit_acres)
+        counted = f", counting {proj.basis}," if proj.basis and proj.total_sqft is not None else ""
+        if _reached(area, limit_acres * SQFT_PER_ACRE):
+            return Outcome.FAIL, (
+                f"{named}, but the disturbance of {figure}{counted} reaches {limit}: routine "
+                f"maintenance is exempt only when it disturbs less than {limit}, so it is not "
+                "exempt; every rule applies."
+            )
+        return Outcome.REVIEW, f"{named} for {figure} of disturbance (less than {limit}): {still}."
+    if letter == str(rules.get("landscaping_existing_structure", "")).upper():
+        problem, lots, found = _structures_on_lots(ctx, _union(ctx)[pid])
+        if problem is not None:
+            return Outcome.REVIEW, (
+                f"{named}; it needs an existing structure on the lot, but {problem}, so that "
+                f"cannot be confirmed: {still}."
+            )
+        on = ", ".join(lots[:5]) + (", ..." if len(lots) > 5 else "")
+        if not found:
+            return Outcome.FAIL, (
+                f"{named}, but no building stands on lot {on} (buildings layer): landscaping is "
+                "exempt only in connection with an existing structure, so it is not exempt; "
+                "every rule applies."
+            )
+        shown = ", ".join(found[:5]) + (", ..." if len(found) > 5 else "")
+        return Outcome.REVIEW, (f"{named}; building {shown} stands on lot {on}: {still}.")
+    if letter == str(rules.get("agricultural", "")).upper():
+        surfaces = [str(v) for v in rules.get("new_structure_surfaces", ["roof"])]
+        count, roof_sqft = _new_structures(ctx, pid, surfaces)
+        if count:
+            return Outcome.REVIEW, (
+                f"{named}, but the proposal draws {count} new structure(s) ({', '.join(surfaces)}: "
+                f"{fmt_sqft(roof_sqft)} sq ft); agricultural activity does not include the "
+                f"construction of new structures, which are not exempt: {still}."
+            )
+    return Outcome.REVIEW, f"{named} for {fmt_acres(area)} acres of disturbance: {still}."
 
 
 def check_exemption(ctx: CheckContext) -> gpd.GeoDataFrame:
-    """SW104: a claimed § 183-5 exemption is shown; the checks still run; the Town decides."""
+    """SW104: a claimed § 183-5 exemption and its own conditions; the checks still run."""
     cite = ctx.citation("SW104")
     exemptions = dict(ctx.ruleset.exemptions)
     decider = ctx.ruleset.decision_maker
-    cols: dict[str, list[Any]] = {k: [] for k in ("pid", "out", "msg")}
+    rules = _exemption_rules(ctx)
+    routine = str(rules.get("routine_maintenance", "")).upper()
+    routine_sqft = float(rules.get("routine_maintenance_max_acres", 5.0)) * SQFT_PER_ACRE
+    cols: dict[str, list[Any]] = {k: [] for k in ("pid", "out", "msg", "meas", "lim")}
     for pid in ctx.proposals.ids:
         claim = _text(_attr(ctx, "exemption").get(pid))
-        area = _area(ctx)[pid]
+        letter = None
         if claim is None:
             out, msg = Outcome.PASS, f"No exemption under {cite} is claimed; every rule applies."
         else:
-            letter = exemption_letter(claim, exemptions)
+            letter = parse_exemption(claim, exemptions, citation=ctx.ruleset.exemptions_citation)
             if letter is None:
                 out = Outcome.REVIEW
                 msg = (
@@ -569,15 +806,14 @@ def check_exemption(ctx: CheckContext) -> gpd.GeoDataFrame:
                     f"was checked and the {decider} decides."
                 )
             else:
-                out = Outcome.REVIEW
-                msg = (
-                    f"Exemption {cite}{letter} ({exemptions[letter]}) is claimed for "
-                    f"{fmt_acres(area)} acres of disturbance: every rule was still checked, and "
-                    f"the {decider} decides whether the exemption applies."
-                )
-        cols["pid"].append(pid)
-        cols["out"].append(out)
-        cols["msg"].append(msg)
+                out, msg = _exemption_finding(ctx, pid, letter, exemptions[letter])
+        proj = project_area(ctx)[pid]
+        if letter is not None and letter == routine:  # the area § 183-5C is judged on
+            meas, lim = max(proj.own_sqft, proj.total_sqft or 0.0), routine_sqft
+        else:
+            meas, lim = proj.own_sqft, np.nan
+        for k, v in zip(cols, (pid, out, msg, meas, lim), strict=True):
+            cols[k].append(v)
     if not cols["pid"]:
         return empty_findings(ctx.crs)
     return make_findings(
@@ -587,7 +823,8 @@ def check_exemption(ctx: CheckContext) -> gpd.GeoDataFrame:
         subject_id=cols["pid"],
         outcome=cols["out"],
         message=cols["msg"],
-        measured=_round2([_area(ctx)[p] for p in cols["pid"]]),
+        measured=_round2(cols["meas"]),
+        threshold=cols["lim"],
         unit="sq ft",
         geometry=[_union(ctx)[p] for p in cols["pid"]],
     )
@@ -659,23 +896,12 @@ def check_application(ctx: CheckContext) -> gpd.GeoDataFrame:
 
 
 _RESOURCES: tuple[tuple[str, str, str], ...] = (
-    (
-        "wetlands",
-        "mapped wetlands",
-        "Chapter 111 (Freshwater Wetlands) and NYSDEC/USACE wetland permits may apply",
-    ),
-    (
-        "wetland_adjacent_area",
-        "the wetland adjacent area",
-        "Chapter 111 (Freshwater Wetlands) regulates the adjacent area",
-    ),
-    (
-        "water_bodies",
-        "mapped water bodies",
-        "NYSDEC protection-of-waters and other permits may apply",
-    ),
-    ("floodplain", "the 100-year floodplain", "Chapter 108 (Flood Damage Prevention) applies"),
+    ("wetlands", "mapped wetlands", "wetlands_consequence"),
+    ("wetland_adjacent_area", "the wetland adjacent area", "wetland_adjacent_area_consequence"),
+    ("water_bodies", "mapped water bodies", "water_bodies_consequence"),
+    ("floodplain", "the 100-year floodplain", "floodplain_consequence"),
 )
+"""(resource, what the sentence calls it, the ``[wording]`` key of what follows from it)."""
 
 
 def _resource_names(layer: gpd.GeoDataFrame, unions: gpd.GeoSeries, column: str) -> dict[str, str]:
@@ -742,7 +968,8 @@ def check_mapped_resources(ctx: CheckContext) -> gpd.GeoDataFrame:
     cols: dict[str, list[Any]] = {k: [] for k in ("pid", "sub", "out", "msg", "meas", "geom")}
     for pid in ctx.proposals.ids:
         union = _union(ctx)[pid]
-        for kind, label, consequence in _RESOURCES:
+        for kind, label, wording_key in _RESOURCES:
+            consequence = _say(ctx, wording_key)
             if kind not in overlaps:
                 source = "wetlands" if kind == "wetland_adjacent_area" else kind
                 out, meas, geom = Outcome.REVIEW, np.nan, union
@@ -771,7 +998,7 @@ def check_mapped_resources(ctx: CheckContext) -> gpd.GeoDataFrame:
                 cols[k].append(v)
     if not cols["pid"]:
         return empty_findings(ctx.crs)
-    return make_findings(
+    found = make_findings(
         "SW106",
         ctx.crs,
         proposal_id=cols["pid"],
@@ -783,32 +1010,87 @@ def check_mapped_resources(ctx: CheckContext) -> gpd.GeoDataFrame:
         unit="sq ft",
         geometry=cols["geom"],
     )
+    streams = _stream_findings(ctx)
+    if streams is None:
+        return found
+    return gpd.GeoDataFrame(pd.concat([found, streams], ignore_index=True), crs=found.crs)
+
+
+def _stream_findings(ctx: CheckContext) -> gpd.GeoDataFrame | None:
+    """SW106 ``<proposal>:streams``: disturbance crossing or touching a mapped stream line.
+
+    Streams count as water bodies.  A line has no area, so the test is buffer-free: the
+    disturbance intersects the line, or comes within the distance tolerance of it (a stream
+    along the edge of the limits of disturbance is touched).  The measured figure is the
+    length of stream inside the disturbance, in ft.  Nothing is reported when the layer is
+    not given (the ``water_bodies`` row already says what is mapped).
+    """
+    streams = ctx.layers.get("streams")
+    if streams is None:
+        return None
+    cite = ctx.citation("SW106")
+    consequence = _say(ctx, "water_bodies_consequence")
+    tol = ctx.ruleset.devices.distance_tolerance_ft
+    ids = ctx.proposals.ids
+    unions = ctx.disturbance_union.loc[ids]
+    lines = streams.geometry.to_numpy()
+    tree = shapely.STRtree(lines)
+    pos_s, pos_f = tree.query(unions.to_numpy(), predicate="dwithin", distance=tol)
+    named = _resource_names(streams, unions, "name")
+    cols: dict[str, list[Any]] = {k: [] for k in ("pid", "sub", "out", "msg", "meas", "geom")}
+    for i, pid in enumerate(ids):
+        union = unions.iloc[i]
+        hit = pos_f[pos_s == i]
+        if len(hit):
+            inside = shapely.intersection(shapely.union_all(lines[hit]), union)
+            length_ft = float(shapely.length(inside))
+            how = (
+                f"{length_ft:,.2f} ft of mapped stream{named.get(pid, '')} runs through the "
+                "disturbance"
+                if round(length_ft, 2) > 0
+                else f"the disturbance touches a mapped stream{named.get(pid, '')}"
+            )
+            out, meas = Outcome.REQUIRED, length_ft
+            geom = inside if not shapely.is_empty(inside) else union
+            msg = f"{how}: the plan must show it and {consequence} ({cite})."
+        else:
+            out, meas, geom = Outcome.PASS, 0.0, union
+            msg = f"The disturbance does not cross or touch a mapped stream ({cite})."
+        for k, v in zip(cols, (pid, f"{pid}:streams", out, msg, meas, geom), strict=True):
+            cols[k].append(v)
+    if not cols["pid"]:
+        return None
+    return make_findings(
+        "SW106",
+        ctx.crs,
+        proposal_id=cols["pid"],
+        subject_id=cols["sub"],
+        outcome=cols["out"],
+        message=cols["msg"],
+        measured=_round2(cols["meas"]),
+        threshold=0.0,
+        unit="ft",
+        geometry=cols["geom"],
+    )
 
 
 # -- SW107: state floor -----------------------------------------------------------------------
 
 
 def check_state_floor(ctx: CheckContext) -> gpd.GeoDataFrame:
-    """SW107: Chapter 183 is no less restrictive than NYSDEC; SPDES applies alongside."""
+    """SW107: the town's law is no less restrictive than the state's; state permits apply too."""
     cite = ctx.citation("SW107")
     limit_sqft = ctx.ruleset.permit.land_development_acres * SQFT_PER_ACRE
     lda = land_development(ctx)
     ids = ctx.proposals.ids
-    msgs = []
-    for pid in ids:
-        area = _area(ctx)[pid]
-        if lda[pid]:
-            msgs.append(
-                f"Disturbance of {fmt_acres(area)} acres: NYSDEC SPDES general permit coverage "
-                f"for construction activity applies alongside the town permit; the town's rules "
-                f"are not less restrictive than NYSDEC requirements ({cite})."
-            )
-        else:
-            msgs.append(
-                f"Disturbance of {fmt_acres(area)} acres: the town permit addresses land not "
-                f"covered by a NYSDEC SPDES permit; state requirements still apply where they "
-                f"reach further ({cite})."
-            )
+    applies = _say(ctx, "state_floor_applies")
+    not_covered = _say(ctx, "state_floor_not_covered")
+    acre = ctx.ruleset.permit.land_development_acres
+    msgs = [
+        f"Disturbance of {_acres_pair(_area(ctx)[pid], acre)[0]}: "
+        f"{applies if lda[pid] else not_covered} ({cite})."
+        for pid in ids
+    ]
     if not ids:
         return empty_findings(ctx.crs)
     return make_findings(

@@ -60,8 +60,8 @@ RULES: tuple[Rule, ...] = (
     # -- Permits and plans ------------------------------------------------------------------
     Rule("SW101", "Town stormwater management control permit threshold", HI, permits.check_permit_threshold),
     Rule("SW102", "Land development activity: SWPPP and SPDES construction permit", HI, permits.check_land_development),
-    Rule("SW103", "Post-construction controls (Conditions A, B, C)", HI, permits.check_post_construction),
-    Rule("SW104", "Exemption claimed under § 183-5", MED, permits.check_exemption),
+    Rule("SW103", "Post-construction controls: A by where runoff goes, B and C by the project's area", HI, permits.check_post_construction),
+    Rule("SW104", "Exemption claimed, and the exemption's own conditions", MED, permits.check_exemption),
     Rule("SW105", "Application contents and fees", MED, permits.check_application),
     Rule("SW106", "Mapped wetlands, wetland adjacent area, water bodies, 100-year floodplain", MED, permits.check_mapped_resources),
     Rule("SW107", "Not less restrictive than NYSDEC requirements", INF, permits.check_state_floor),

@@ -18,6 +18,7 @@ ATTRIBUTE_COLUMNS: dict[str, str] = {
     "exemption": "str",
     "approved_swppp": "bool",
     "part_of_larger_plan": "bool",
+    "larger_plan_acres": "float",
     "construction_cost_usd": "float",
     "discharges_to_impaired_water": "bool",
     "construction_start": "date",

@@ -26,6 +26,7 @@ from pyproj import CRS
 
 from gis_sw.errors import CRSError, InputFileError, LayerError, Problem
 from gis_sw.layers.build import coerce_column, make_proposals
+from gis_sw.layers.exemptions import accepted_forms, parse_exemption
 from gis_sw.layers.layerset import LayerReport
 from gis_sw.layers.manifest import parse_crs
 from gis_sw.layers.proposals import ATTRIBUTE_COLUMNS, Proposals
@@ -239,17 +240,20 @@ def _check_attributes(attributes: pd.DataFrame, ruleset: Ruleset, name: str) -> 
                     f"write one of {', '.join(LAND_USES)} (empty when unknown).",
                 )
             )
-    letters = set(ruleset.exemptions)
-    if "exemption" in frame.columns and letters:
-        text = frame["exemption"].map(lambda v: None if pd.isna(v) else str(v).strip().upper())
-        bad = text.notna() & (text != "") & ~text.isin(letters)
+    headings, cited = ruleset.exemptions, ruleset.exemptions_citation
+    if "exemption" in frame.columns and headings:
+        text = frame["exemption"].map(lambda v: None if pd.isna(v) else str(v).strip())
+        unread = text.map(
+            lambda v: bool(v) and parse_exemption(v, headings, citation=cited) is None
+        )
+        bad = text.notna() & unread.astype(bool)
         if bad.any():
             shown = [f"{lab} = {v!r}" for lab, v in zip(labels[bad], text[bad], strict=True)]
             problems.append(
                 Problem(
                     name,
                     f"exemption is not a letter of the ruleset's exemptions: {listing(shown)}.",
-                    f"write one of {', '.join(sorted(letters))}, or leave it empty.",
+                    f"{accepted_forms(headings, citation=cited)}.",
                 )
             )
     if not problems:

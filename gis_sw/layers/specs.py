@@ -203,6 +203,7 @@ PROPOSAL_LAYERS: dict[str, LayerSpec] = {
                 "exemption": "str",
                 "approved_swppp": "bool",
                 "part_of_larger_plan": "bool",
+                "larger_plan_acres": "float",
                 "construction_cost_usd": "float",
                 "discharges_to_impaired_water": "bool",
                 "construction_start": "date",

@@ -164,6 +164,7 @@ def build_cases(town: SampleTown) -> SampleProposals:
                 "exemption": kw.get("exemption"),
                 "approved_swppp": False,
                 "part_of_larger_plan": kw.get("larger_plan", False),
+                "larger_plan_acres": kw.get("plan_acres", np.nan),
                 "construction_cost_usd": cost,
                 "discharges_to_impaired_water": kw.get("impaired", False),
                 "construction_start": start,
@@ -249,7 +250,7 @@ def build_cases(town: SampleTown) -> SampleProposals:
     lot = _Lot(town, "P06")
     start, end = date(2027, 6, 1), date(2028, 5, 31)
     proposal(pid, "Three-lot subdivision, phase 1 of a larger plan", "other", 2_400_000, start, end,
-             larger_plan=True)  # fmt: skip
+             larger_plan=True, plan_acres=4.5)  # fmt: skip
     disturb(pid, lot.box(lot.x1 - 380, lot.x1 - 50, 100.0, 298.0), start, end)
     imperv.append({"proposal_id": pid, "surface": "road",
                    "geometry": lot.box(lot.x1 - 365, lot.x1 - 65, 190.0, 214.0)})  # fmt: skip
@@ -260,7 +261,8 @@ def build_cases(town: SampleTown) -> SampleProposals:
     expect(pid, "SW101", "", "required", "65,340 sq ft (1.50 acres) reaches 250 sq ft")
     expect(pid, "SW102", "", "required", "1.50 acres reaches 1 acre: land development activity")
     expect(pid, "SW103", "condition-C", "required",
-           "Condition C: 1.50 acres is between 1 and 5 acres and land use is other")  # fmt: skip
+           "Condition C: the plan's 4.50 acres is between 1 and 5 acres and land use is other",
+           )  # fmt: skip
 
     # P07: 7-acre commercial site in three overlapping phases ---------------------------------
     pid = "P07-commercial-phased-7ac"
@@ -419,6 +421,48 @@ def build_cases(town: SampleTown) -> SampleProposals:
     expect(pid, "SW204", "D16-unknown", "review", "no depth_ft or bottom_elevation_ft given")
     expect(pid, "SW207", "D16-unknown", "fail", "has_sedimentation_device is false")
     expect(pid, "SW209", "D16-unknown", "review", "test_hole_logged is false")
+
+    # P19: Condition A by discharge: 1.5 acres upslope of the impaired brook, not touching it
+    pid = "P19-runoff-to-impaired-brook"
+    lot = _Lot(town, "P06")  # the estate tract's west part (P06 builds on its east part)
+    start, end = date(2027, 5, 3), date(2028, 4, 28)
+    proposal(pid, "Two-lot subdivision draining to Sample Brook", "other", 1_100_000, start, end,
+             impaired=None)  # fmt: skip
+    disturb(pid, lot.box(lot.x0 + 50, lot.x0 + 380, 100.0, 298.0), start, end)
+    expect(pid, "SW102", "", "required", "65,340 sq ft (1.50 acres) reaches 1 acre")
+    expect(pid, "SW103", "condition-A", "required",
+           "discharges_to_impaired_water not given; every DEM flow path from the site runs "
+           "south, downhill, into Sample Brook (303(d), phosphorus)")  # fmt: skip
+    expect(pid, "SW103", "condition-C", "required",
+           "Condition C: 1.50 acres is between 1 and 5 acres and land use is other")  # fmt: skip
+
+    # P20: half an acre that is part of a larger common plan of five acres -----------------
+    pid = "P20-piece-of-5-acre-plan"
+    lot = _Lot(town, "P08")  # the farm tract's east field (P08 tills its west field)
+    start, end = date(2027, 6, 7), date(2027, 10, 29)
+    proposal(pid, "Lot 1 of a five-acre subdivision of the farm's east field", "other", 420_000,
+             start, end, larger_plan=True, plan_acres=5.0)  # fmt: skip
+    disturb(pid, lot.box(lot.x1 - 250, lot.x1 - 50, 100.0, 208.9), start, end)
+    expect(pid, "SW102", "", "required",
+           "21,780 sq ft (0.50 acres) is below 1 acre but part of a larger common plan",
+           )  # fmt: skip
+    expect(pid, "SW103", "condition-B", "required",
+           "Condition B counts the plan's 5.00 acres (217,800 sq ft), which reaches 5 acres",
+           )  # fmt: skip
+    expect(pid, "SW103", "condition-C", "pass",
+           "the plan's 5.00 acres is the top of the 1 to 5 acre range: Condition B applies",
+           )  # fmt: skip
+
+    # P21: landscaping claimed as exempt on a lot with no existing structure ----------------
+    pid = "P21-landscaping-no-structure"
+    lot = _Lot(town, "P15")  # the vacant lot where P15 proposes a new house
+    proposal(pid, "Rear garden beds and grading", "single_family", 6_000, spring, summer,
+             exemption="Landscaping and horticultural activities")  # fmt: skip
+    disturb(pid, lot.box(lot.x0 + 20, lot.x0 + 60, 130.0, 180.0), spring, summer)
+    expect(pid, "SW104", "", "fail",
+           f"exemption K claimed, but no building stands on lot {lot.parcel_id}: not exempt",
+           )  # fmt: skip
+    expect(pid, "SW101", "", "required", "2,000 sq ft reaches 250 sq ft")
 
     return SampleProposals(
         disturbance=gpd.GeoDataFrame(dist, geometry="geometry", crs=crs),
