@@ -103,6 +103,10 @@ class ConstructionParams:
     notice_hours: int
     sediment_cleanout_fraction: float
     notice_milestones: tuple[str, ...]
+    storm_wet_day_in: float = 0.01
+    storm_dry_gap_days: int = 1
+    report_recipients: tuple[str, ...] = ()
+    notice_recipients: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
