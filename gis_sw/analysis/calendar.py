@@ -193,8 +193,9 @@ def storm_events(
 
     Consecutive wet days (at least ``wet_day_in``) are one event; ``dry_gap_days`` dry days
     in a row (a missing day counts as dry) end it.  Rain before ``start`` counts toward a
-    storm going on when construction starts; reports are only triggered from ``start``.  Each time the event's rain since its last
-    report reaches ``threshold_in`` a report is triggered that day.
+    storm going on when construction starts; reports are only triggered from ``start``.
+    Each time the event's rain since its last report reaches ``threshold_in`` a report is
+    triggered that day.
 
     Raises
     ------
