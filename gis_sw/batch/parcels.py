@@ -71,7 +71,8 @@ from gis_sw.ruleset import Ruleset
 
 BUFFER_QUAD_SEGS = 32
 """Segments per quarter circle of the batch's siting buffers (the wetland adjacent area is
-:func:`gis_sw.analysis.bands.adjacent_buffers`, exact to 0.01 sq ft).  Siting buffers use the radius grown by the chord error
+:func:`gis_sw.analysis.bands.adjacent_buffers`, exact to 0.01 sq ft).  Siting buffers use
+the radius grown by the chord error
 (:func:`gis_sw.analysis.distances.grown_radius`), so no point closer than the setback is
 ever counted as siting room; at 32 segments the growth is 0.06 ft at 50 ft, and the area
 a few sq ft smaller than ``gis-sw siting``'s 128 segments."""
