@@ -99,7 +99,8 @@ def test_comparison_runs_only_where_a_permit_is_required(
 def test_the_increase_is_the_measured_figure(ruleset: Ruleset) -> None:
     ctx = ctx_for(ruleset, 25.0)
     (result,) = runoff_results(ctx)
-    assert result.pre is not None and result.post is not None
+    assert result.pre is not None
+    assert result.post is not None
     year = ruleset.storms.design_return_period_yr
     volume = result.post.storm(year)["volume_cf"] - result.pre.storm(year)["volume_cf"]
     peak = result.post.storm(year)["qp_cfs"] - result.pre.storm(year)["qp_cfs"]
@@ -107,8 +108,9 @@ def test_the_increase_is_the_measured_figure(ruleset: Ruleset) -> None:
     sw503 = check_peak_discharge(ctx).iloc[0]
     assert sw502["measured"] == pytest.approx(volume)
     assert sw503["measured"] == pytest.approx(peak)
-    assert volume > 0.5 and peak > 0.005
-    assert sw502["unit"] == "cu ft" and sw503["unit"] == "cfs"
+    assert volume > 0.5
+    assert peak > 0.005
+    assert (sw502["unit"], sw503["unit"]) == ("cu ft", "cfs")
 
 
 def test_a_swppp_alone_asks_for_the_comparison(ruleset: Ruleset) -> None:
@@ -131,7 +133,7 @@ def test_95_sq_ft_job_gets_no_runoff_review(ruleset: Ruleset) -> None:
     ctx = ctx_for(ruleset, 9.5, larger_plan="no")
     for check in (check_runoff_volume, check_peak_discharge):
         row = check(ctx).iloc[0]
-        assert (row["outcome"], row["unit"]) == ("info", row["unit"])
+        assert row["outcome"] == "info"
         assert "not asked for" in row["message"]
 
 

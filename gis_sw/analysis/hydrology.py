@@ -41,7 +41,6 @@ import shapely
 from gis_sw.analysis.construction import duties_apply
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.findings import empty_findings, make_findings
-from gis_sw.analysis.wording import decimals_apart, figure_pair, fmt_number
 from gis_sw.analysis.runoff.params import HydrologyParams, parse_hydrology
 from gis_sw.analysis.runoff.sheet import calculation_sheet
 from gis_sw.analysis.runoff.site import (
@@ -50,6 +49,7 @@ from gis_sw.analysis.runoff.site import (
     compute_drainage,
     dem_time_of_concentration,
 )
+from gis_sw.analysis.wording import decimals_apart, figure_pair, fmt_number
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.proposals import Proposals
 from gis_sw.ruleset import Ruleset
