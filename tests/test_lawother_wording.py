@@ -15,6 +15,7 @@ from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.phasing import check_five_acre_limit
 from gis_sw.layers.build import make_layerset, make_proposals
 from gis_sw.outputs.maps.labels import finding_label
+from gis_sw.outputs.summary import format_pair
 from gis_sw.ruleset import Ruleset
 
 LIMIT_SQFT = 5 * 43_560.0  # 217,800 sq ft
@@ -100,3 +101,24 @@ def test_map_labels_show_the_decimals_the_comparison_needs(
     measured: float, threshold: float, unit: str, expected: str
 ) -> None:
     assert finding_label("SW301", "fail", measured, threshold, unit) == expected
+
+
+@pytest.mark.parametrize(
+    ("measured", "threshold", "unit", "expected"),
+    [
+        (5.00002, 5.0, "acres", ("5.00002 acres", "5.00000 acres")),
+        (249.999, 250.0, "sq ft", ("249.999 sq ft", "250.000 sq ft")),
+        (249.99, 250.0, "sq ft", ("249.99 sq ft", "250 sq ft")),
+        (5.0, 5.0, "acres", ("5 acres", "5 acres")),
+        (1400.0, 1400.0, "USD", ("$1,400.00", "$1,400.00")),
+    ],
+)
+def test_console_table_keeps_figure_and_limit_apart(
+    measured: float, threshold: float, unit: str, expected: tuple[str, str]
+) -> None:
+    assert format_pair(measured, threshold, unit) == expected
+
+
+def test_sw301_measured_keeps_the_millionths(ruleset: Ruleset) -> None:
+    row = sw301(ruleset, LIMIT_SQFT + 1.0)
+    assert row["measured"] == round((LIMIT_SQFT + 1.0) / 43_560.0, 6) == 5.000023

@@ -465,7 +465,7 @@ def check_five_acre_limit(ctx: CheckContext) -> gpd.GeoDataFrame:
         subject_id=out["pid"],
         outcome=out["outcome"],
         message=out["msg"],
-        measured=[round(a, 4) for a in out["acres"]],
+        measured=[round(a, 6) for a in out["acres"]],
         threshold=limit_acres,
         unit="acres",
         geometry=out["geom"],
