@@ -19,9 +19,11 @@ from shapely.geometry import Point, box
 
 from gis_sw.analysis.bands import (
     AREA_TOLERANCE_SQFT,
+    DRAW_TOLERANCE_FT,
     adjacent_band,
     adjacent_band_near,
     adjacent_buffers,
+    adjacent_outlines,
     arc_area_error_sqft,
     band_quad_segs,
     wetlands_near,
@@ -175,3 +177,10 @@ def test_maps_draw_the_same_buffers() -> None:
     exact = 100 * 100 + 4 * 100 * R + math.pi * R * R
     assert shapely.area(buffers[0]) == pytest.approx(exact, abs=AREA_TOLERANCE_SQFT)
     assert adjacent_buffers([], R).shape == (0,)
+
+
+def test_maps_draw_the_band_within_the_drawing_tolerance() -> None:
+    drawn = adjacent_outlines([WETLAND], R)
+    exact = adjacent_buffers([WETLAND], R)
+    assert shapely.hausdorff_distance(drawn[0], exact[0]) <= DRAW_TOLERANCE_FT
+    assert shapely.get_num_coordinates(drawn[0]) < shapely.get_num_coordinates(exact[0]) / 20

@@ -30,7 +30,8 @@ from those wetlands alone (an STRtree ``dwithin`` query) and gives the same area
 of the whole town, at the cost of a few wetlands instead of all of them.
 
 Every user draws the band from here: SW106 (:mod:`gis_sw.analysis.permits`), the batch's
-``wetland_adjacent_sqft``, the site map and the web map.
+``wetland_adjacent_sqft``, the site map and the web map (which draw
+:func:`adjacent_outlines`, the same buffers simplified to :data:`DRAW_TOLERANCE_FT`).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ __all__ = [
     "adjacent_band",
     "adjacent_band_near",
     "adjacent_buffers",
+    "adjacent_outlines",
     "arc_area_error_sqft",
     "band_quad_segs",
     "wetlands_near",
@@ -54,6 +56,11 @@ __all__ = [
 
 AREA_TOLERANCE_SQFT = 0.005
 """Largest area a full turn of the band's arcs may miss (half of 0.01 sq ft)."""
+
+DRAW_TOLERANCE_FT = 0.05
+"""How far a drawn outline may stray from the band it was built from (maps only): far under
+a pixel of any sheet, and about 100 vertices a circle instead of 9,648 (a web map of the
+sample would otherwise carry 1.7 MB of band outline)."""
 
 _MAX_QUAD_SEGS = 1 << 16
 _ROUNDING_FACTOR = 2.25
@@ -103,6 +110,23 @@ def adjacent_buffers(wetlands: Sequence[Any] | np.ndarray, width_ft: float) -> n
         return np.zeros(0, dtype=object)
     out = shapely.buffer(geoms, float(width_ft), quad_segs=band_quad_segs(width_ft))
     return np.asarray(out, dtype=object)
+
+
+def adjacent_outlines(
+    wetlands: Sequence[Any] | np.ndarray,
+    width_ft: float,
+    *,
+    tolerance_ft: float = DRAW_TOLERANCE_FT,
+) -> np.ndarray:
+    """:func:`adjacent_buffers` simplified to ``tolerance_ft`` for drawing (site and web map).
+
+    The same construction as the rule's band, only with fewer vertices: every point of a
+    drawn outline is within ``tolerance_ft`` of the band's edge.
+    """
+    buffers = adjacent_buffers(wetlands, width_ft)
+    if len(buffers) == 0:
+        return buffers
+    return np.asarray(shapely.simplify(buffers, tolerance_ft, preserve_topology=True), dtype=object)
 
 
 def adjacent_band(wetlands: Sequence[Any] | np.ndarray, width_ft: float) -> shapely.Geometry:
