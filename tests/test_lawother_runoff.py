@@ -159,3 +159,21 @@ def test_no_increase_passes_with_zero_against_zero(ruleset: Ruleset) -> None:
 )
 def test_labels_show_the_increase_against_zero(measured: float, expected: str) -> None:
     assert finding_label("SW503", "review", measured, 0.0, "cfs") == expected
+
+
+def test_sample_runoff_rows_of_expected_csv(ruleset: Ruleset) -> None:
+    from pathlib import Path
+
+    from gis_sw.analysis.engine import run_rules
+    from gis_sw.layers.read import read_layers, read_proposals
+
+    sample = Path(__file__).resolve().parents[1] / "data" / "sample"
+    expected = pd.read_csv(sample / "expected.csv")
+    want = expected[expected["rule_id"].isin(["SW502", "SW503"])]
+    assert set(want["proposal_id"]) >= {"P02-patio-240-r20", "P03-patio-300-r20"}
+    layers = read_layers(sample / "layers.toml", ruleset=ruleset)
+    proposals = read_proposals(sample / "proposals.gpkg", ruleset=ruleset)
+    found = run_rules(layers, proposals, ruleset)
+    got = {(r.proposal_id, r.rule_id): r.outcome for r in found.itertuples()}
+    for row in want.itertuples():
+        assert got[(row.proposal_id, row.rule_id)] == row.outcome, row.note
