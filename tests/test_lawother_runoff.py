@@ -177,3 +177,8 @@ def test_sample_runoff_rows_of_expected_csv(ruleset: Ruleset) -> None:
     got = {(r.proposal_id, r.rule_id): r.outcome for r in found.itertuples()}
     for row in want.itertuples():
         assert got[(row.proposal_id, row.rule_id)] == row.outcome, row.note
+    # data/sample/README.md's hand calculation: 734.6 cu ft and 0.195 cfs more for P15
+    p15 = found[found["proposal_id"] == "P15-new-house-runoff"].set_index("rule_id")
+    assert "must handle an increase of 734.6 cu ft" in p15.loc["SW502", "message"]
+    assert "must handle an increase of 0.195 cfs" in p15.loc["SW503", "message"]
+    assert round(float(p15.loc["SW502", "measured"]), 1) == 734.6
