@@ -313,6 +313,8 @@ def parse_ruleset(data: Mapping[str, Any], *, source: str = "<ruleset>") -> Rule
     construction = _build(
         ConstructionParams, data.get("construction", {}), "construction", problems
     )
+    if construction is not None and construction.storm_dry_gap_days < 1:
+        problems.append("[construction] storm_dry_gap_days should be 1 or more (dry days)")
     storms = _storms(data.get("storms", {}), problems)
     exemptions = data.get("exemptions", {})
     citations = data.get("citations", {})

@@ -178,3 +178,13 @@ def test_calendar_csv_of_cli_dates_the_two_day_storm(tmp_path: Path, ruleset: Ru
     with (out / "calendar_S1.csv").open(encoding="utf-8") as handle:
         rows = [(r["date"], r["kind"]) for r in csv.DictReader(handle) if "storm" in r["kind"]]
     assert rows == [("2026-04-15", "weekly+storm_inspection")]
+
+
+def test_ruleset_refuses_a_dry_gap_of_zero_days(ruleset: Ruleset) -> None:
+    from gis_sw.errors import RulesetError
+    from gis_sw.ruleset import parse_ruleset
+
+    data = {k: dict(v) if isinstance(v, dict) else v for k, v in ruleset.raw.items()}
+    data["construction"] = {**data["construction"], "storm_dry_gap_days": 0}
+    with pytest.raises(RulesetError, match="storm_dry_gap_days should be 1 or more"):
+        parse_ruleset(data)
