@@ -103,6 +103,10 @@ class ConstructionParams:
     notice_hours: int
     sediment_cleanout_fraction: float
     notice_milestones: tuple[str, ...]
+    storm_wet_day_in: float = 0.01
+    storm_dry_gap_days: int = 1
+    report_recipients: tuple[str, ...] = ()
+    notice_recipients: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,6 +343,8 @@ def parse_ruleset(data: Mapping[str, Any], *, source: str = "<ruleset>") -> Rule
     construction = _build(
         ConstructionParams, data.get("construction", {}), "construction", problems
     )
+    if construction is not None and construction.storm_dry_gap_days < 1:
+        problems.append("[construction] storm_dry_gap_days should be 1 or more (dry days)")
     storms = _storms(data.get("storms", {}), problems)
     exemptions = data.get("exemptions", {})
     citations = data.get("citations", {})

@@ -293,8 +293,11 @@ def test_volume_increase_at_tolerance_passes_just_above_is_review(ruleset: Rules
         CheckContext(lot_layers(), lot_proposal(), _with_tolerance(ruleset, change + 1e-6))
     )
     assert list(at["outcome"]) == ["pass"]
-    assert at["threshold"].iloc[0] == pytest.approx(change)
+    # issue 13 item 9: the limit is 0 and an increase within the float guard is no increase
+    assert at["threshold"].iloc[0] == 0.0
+    assert at["measured"].iloc[0] == 0.0
     below = check_runoff_volume(
         CheckContext(lot_layers(), lot_proposal(), _with_tolerance(ruleset, change - 0.01))
     )
     assert list(below["outcome"]) == ["review"]
+    assert below["measured"].iloc[0] == pytest.approx(change)

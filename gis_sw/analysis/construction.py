@@ -1,8 +1,14 @@
 """construction: duties during construction, SW401-SW403 (one row per proposal).
 
 - SW401 (§ 183-9A(2), § 183-12C(4)(a)[4]): inspection reports every seven days and within
-  24 hours of each storm of 0.5 in or more, over the construction period.
-- SW402 (§ 183-10A(1)): 48 hours' notice to the Town before each inspection milestone.
+  24 hours of each storm event of 0.5 in or more, over the construction period.  A storm
+  event is a run of consecutive wet days, not one day's total (the dry-gap rule is in the
+  ruleset and :mod:`gis_sw.analysis.calendar`); its report is dated from the day its
+  running total reaches 0.5 in.  The finding names the reports' recipients from the
+  ruleset (``construction.report_recipients``: the Town Engineering Department of
+  § 183-12C(4)(a)[4] and the Stormwater Management Officer and site log book of § 183-9A(2)).
+- SW402 (§ 183-10A(1), § 183-12C(4)(b)[2]): 48 hours' notice before each inspection
+  milestone, to the recipients of ``construction.notice_recipients``.
 - SW403 (§ 183-9A(1), § 183-12C(4)(a)[2]): sediment removed from sediment traps and ponds
   whenever their design capacity has been reduced by 50%.
 
@@ -31,6 +37,7 @@ from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.findings import Outcome, empty_findings, make_findings
 from gis_sw.analysis.permits import land_development, permit_areas
 from gis_sw.layers.proposals import Proposals
+from gis_sw.ruleset import ConstructionParams
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +139,31 @@ def _not_bound(ctx: CheckContext, rule_id: str, applies: bool | None) -> tuple[O
     )
 
 
+def _listed(items: tuple[str, ...]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _recipients(params: ConstructionParams) -> str:
+    """`` Reports go to ...`` from the ruleset, or nothing when it names none."""
+    named = _listed(params.report_recipients)
+    return f" A copy of each report goes to {named}." if named else ""
+
+
+def _storm_rule(params: ConstructionParams) -> str:
+    """The storm-report duty and what a storm event is, in the ruleset's numbers."""
+    gap = params.storm_dry_gap_days
+    days = "a dry day" if gap == 1 else f"{gap} dry days in a row"
+    return (
+        f"within {params.storm_report_within_hours} hours of each storm event of "
+        f"{params.storm_threshold_in:g} in or more (a storm event is consecutive wet days of "
+        f"{params.storm_wet_day_in:g} in or more, ended by {days}; the report is due from "
+        f"the day its total reaches {params.storm_threshold_in:g} in)"
+    )
+
+
 def check_inspections(ctx: CheckContext) -> gpd.GeoDataFrame:
     """SW401: ``required`` with the period and first due date where the duties bind.
 
@@ -157,12 +189,13 @@ def check_inspections(ctx: CheckContext) -> gpd.GeoDataFrame:
             counts.append(float("nan"))
             messages.append(
                 f"Inspection reports are due every {params.inspection_interval_days} days and "
-                f"within {params.storm_report_within_hours} hours of each storm of "
-                f"{params.storm_threshold_in} in or more, but the proposal gives no valid "
+                f"{_storm_rule(params)}, but the proposal gives no valid "
                 "construction period: add construction_start and construction_end (or dates "
                 "on the disturbance polygons) to list the due dates."
+                f"{_recipients(params)}"
             )
             continue
+        storm_rule = _storm_rule(params)
         weekly = weekly_due_dates(
             period.start, period.end, interval_days=params.inspection_interval_days
         )
@@ -172,10 +205,8 @@ def check_inspections(ctx: CheckContext) -> gpd.GeoDataFrame:
         messages.append(
             f"Inspection reports every {params.inspection_interval_days} days from "
             f"{period.start.isoformat()} to {period.end.isoformat()} ({period.source}): "
-            f"{len(weekly)} weekly reports, first due {first}; plus one within "
-            f"{params.storm_report_within_hours} hours of each storm of "
-            f"{params.storm_threshold_in} in or more. Reports go to the Stormwater Management "
-            "Officer and the site log book. `gis-sw calendar` lists the dates."
+            f"{len(weekly)} weekly reports, first due {first}; plus one {storm_rule}."
+            f"{_recipients(params)} `gis-sw calendar` lists the dates."
         )
     return make_findings(
         "SW401",
@@ -221,8 +252,8 @@ def check_notices(ctx: CheckContext) -> gpd.GeoDataFrame:
         )
         outcomes.append(Outcome.REQUIRED)
         messages.append(
-            f"Notify the Town at least {params.notice_hours} hours before each of: "
-            f"{milestones}.{when}"
+            f"Notify {_listed(params.notice_recipients) or 'the Town'} at least "
+            f"{params.notice_hours} hours before each of: {milestones}.{when}"
         )
     return make_findings(
         "SW402",

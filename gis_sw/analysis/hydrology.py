@@ -7,9 +7,26 @@ before and after the proposal (:mod:`gis_sw.analysis.runoff`).  The figures are 
 calculations: the design professional owns the design and the Town Engineer reviews it.
 
 - SW501 (info, review when soils or existing impervious layers are missing): the summary.
-- SW502: 25-year runoff volume post against pre; review when post exceeds pre.
-- SW503: 25-year peak discharge (TR-55 graphical method) post against pre; review when up.
+- SW502: 25-year runoff volume post against pre.
+- SW503: 25-year peak discharge (TR-55 graphical method) post against pre.
 - SW504 (info): NYSDEC water quality volume WQv = P Rv A / 12.
+
+SW502 and SW503 (issue 13 item 9).  The comparison of post- with pre-development runoff is
+one of the SWPPP's post-construction items (§ 183-7B(3)(e)), and the town permit's
+application asks for the same calculations (§ 183-12C(2)).  So it runs only where one of
+them is required: SW101 says a town permit is required, or SW102 says the work is a land
+development activity (a SWPPP); both read with the functions of
+:mod:`gis_sw.analysis.permits` (:func:`gis_sw.analysis.construction.duties_apply`), so the
+thresholds are not repeated here.  Where neither is required the finding is ``info``
+"not required" with no figures (kept, not dropped, so the report shows the rule was
+considered); where either is undetermined the comparison runs and says so.
+
+The measured figure is the increase the stormwater devices must handle for the design
+storm: ``post - pre`` in cu ft (SW502) or cfs (SW503), 0 when post does not exceed pre; the
+limit is 0.  ``pass`` when there is no increase, ``review`` when there is one (the design
+must show devices that take it; the Town Engineer reviews it).  A difference within the
+float guard of ``[hydrology.compare]`` (0.5 cu ft, 0.005 cfs) is no increase: it is
+reported as 0, never shown as the limit.
 """
 
 from __future__ import annotations
@@ -21,6 +38,7 @@ import geopandas as gpd
 import pandas as pd
 import shapely
 
+from gis_sw.analysis.construction import duties_apply
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.findings import empty_findings, make_findings
 from gis_sw.analysis.runoff.params import HydrologyParams, parse_hydrology
@@ -31,6 +49,7 @@ from gis_sw.analysis.runoff.site import (
     compute_drainage,
     dem_time_of_concentration,
 )
+from gis_sw.analysis.wording import decimals_apart, figure_pair, fmt_number
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.proposals import Proposals
 from gis_sw.ruleset import Ruleset
@@ -201,6 +220,15 @@ def check_design_calculations(ctx: CheckContext) -> gpd.GeoDataFrame:
     )
 
 
+def calculations_required(ctx: CheckContext) -> dict[str, bool | None]:
+    """Whether the law asks each proposal for the runoff comparison (None: cannot tell).
+
+    True when a town permit (SW101) or a SWPPP (SW102) is required, False when neither is;
+    the same reading as the construction duties (:func:`duties_apply`).
+    """
+    return duties_apply(ctx)
+
+
 def _compare(
     ctx: CheckContext, rule_id: str, column: str, *, unit: str, label: str, tol: str
 ) -> gpd.GeoDataFrame:
@@ -209,34 +237,61 @@ def _compare(
         return empty_findings(ctx.crs)
     tolerance = float(getattr(_params(ctx), tol))
     year = ctx.ruleset.storms.design_return_period_yr
-    outcomes, messages, measured, threshold = [], [], [], []
-    fmt = ",.0f" if unit == "cu ft" else ".2f"
+    cite = ctx.citation(rule_id)
+    needed = calculations_required(ctx)
+    outcomes, messages, measured = [], [], []
+    decimals = 0 if unit == "cu ft" else 2
     for r in results:
+        need = needed.get(r.proposal_id)
+        if need is False:
+            outcomes.append("info")
+            messages.append(
+                f"Not required: no town permit is required (SW101) and the work is not a land "
+                f"development activity needing a SWPPP (SW102), so the post- against "
+                f"pre-development {label} comparison of {cite} is not asked for."
+            )
+            measured.append(float("nan"))
+            continue
         if r.pre is None or r.post is None:
             outcomes.append("review")
-            messages.append(f"{label} not compared: " + "; ".join(r.problems) + ".")
+            messages.append(f"{label.capitalize()} not compared: " + "; ".join(r.problems) + ".")
             measured.append(float("nan"))
-            threshold.append(float("nan"))
             continue
         pre, post = r.pre.storm(year)[column], r.post.storm(year)[column]
         change = post - pre
+        increase = change if change > tolerance else 0.0
         others = ", ".join(
-            f"{int(y)}-yr {a:{fmt}} -> {b:{fmt}}"
+            f"{int(y)}-yr {a:,.{decimals}f} -> {b:,.{decimals}f}"
             for y, a, b in zip(
                 r.pre.storms["storm_yr"], r.pre.storms[column], r.post.storms[column], strict=True
             )
             if int(y) != year
         )
-        up = change > tolerance
-        outcomes.append("review" if up or r.problems else "pass")
-        verb = "exceeds" if up else "does not exceed"
-        messages.append(
-            f"{year}-year post-development {label} {post:{fmt}} {unit} {verb} pre-development "
-            f"{pre:{fmt}} {unit} (change {change:+{fmt}} {unit}); other storms: {others}."
-            + (" " + "; ".join(r.problems) + "." if r.problems else "")
-        )
-        measured.append(change)
-        threshold.append(tolerance)
+        shown_post, shown_pre = figure_pair(post, pre, base=decimals)
+        if increase > 0:
+            # the increase gets one decimal more than the figures (734.6 cu ft, 0.195 cfs)
+            shown_up = fmt_number(increase, decimals_apart(increase, 0.0, base=decimals + 1))
+            head = (
+                f"{year}-year post-development {label} {shown_post} {unit} exceeds "
+                f"pre-development {shown_pre} {unit}: the stormwater devices must handle an "
+                f"increase of {shown_up} {unit}"
+            )
+        else:
+            head = (
+                f"{year}-year post-development {label} {shown_post} {unit} does not exceed "
+                f"pre-development {shown_pre} {unit}: no increase for the devices to handle"
+            )
+        tail = f"; other storms: {others}." if others else "."
+        if need is None:
+            tail += (
+                " Whether the comparison is required is undetermined (a town permit, SW101, or"
+                " a SWPPP, SW102)."
+            )
+        if r.problems:
+            tail += " " + "; ".join(r.problems) + "."
+        outcomes.append("review" if increase > 0 or r.problems else "pass")
+        messages.append(f"{head} ({cite}){tail}")
+        measured.append(increase)
     return make_findings(
         rule_id,
         ctx.crs,
@@ -245,21 +300,21 @@ def _compare(
         outcome=outcomes,
         message=messages,
         measured=measured,
-        threshold=threshold,
+        threshold=0.0,
         unit=unit,
         geometry=[r.geometry for r in results],
     )
 
 
 def check_runoff_volume(ctx: CheckContext) -> gpd.GeoDataFrame:
-    """SW502: 25-year runoff volume, post against pre; review when post exceeds pre."""
+    """SW502: the 25-year runoff volume increase (cu ft) the devices must handle, limit 0."""
     return _compare(
         ctx, "SW502", "volume_cf", unit="cu ft", label="runoff volume", tol="volume_tolerance_cf"
     )
 
 
 def check_peak_discharge(ctx: CheckContext) -> gpd.GeoDataFrame:
-    """SW503: 25-year TR-55 peak discharge, post against pre; review when post exceeds pre."""
+    """SW503: the 25-year TR-55 peak discharge increase (cfs) the devices must handle, limit 0."""
     return _compare(
         ctx, "SW503", "qp_cfs", unit="cfs", label="peak discharge", tol="peak_tolerance_cfs"
     )

@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 import shapely
 
+from gis_sw.analysis.bands import adjacent_band_near
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.findings import Outcome, empty_findings, make_findings
 from gis_sw.analysis.flow import Reach, impaired_discharge
@@ -948,10 +949,7 @@ def check_mapped_resources(ctx: CheckContext) -> gpd.GeoDataFrame:
                 )
             }
     if wetlands is not None:
-        zone = shapely.difference(
-            shapely.union_all(wetlands.geometry.buffer(buffer_ft, quad_segs=32).to_numpy()),
-            shapely.union_all(wetlands.geometry.to_numpy()),
-        )
+        zone = adjacent_band_near(wetlands.geometry.to_numpy(), unions.to_numpy(), buffer_ft)
         adjacent = gpd.GeoDataFrame(geometry=gpd.GeoSeries([zone], crs=ctx.crs), crs=ctx.crs)
         layers["wetland_adjacent_area"] = adjacent
         hits = area_by_key(unions, adjacent, None, keep_geometry=True)

@@ -32,6 +32,7 @@ import shapely
 
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.findings import Outcome, empty_findings, make_findings
+from gis_sw.analysis.wording import figure_pair
 from gis_sw.layers.proposals import Proposals
 from gis_sw.units import SQFT_PER_ACRE
 
@@ -318,6 +319,20 @@ def _approved(value: Any) -> bool:
     return bool(value) if not pd.isna(value) else False
 
 
+def _against_limit(area_sqft: float, limit_acres: float) -> tuple[str, str]:
+    """``5.00002 acres (217,801 sq ft)`` and ``5.00000 acres (217,800 sq ft)``.
+
+    The area as compared (rounded to :data:`AREA_DECIMALS`) and the limit, each in acres and
+    sq ft with the decimals the comparison needs (:mod:`gis_sw.analysis.wording`), so a
+    figure over the limit never reads as equal to it.
+    """
+    compared = round(float(area_sqft), AREA_DECIMALS)
+    limit_sqft = limit_acres * SQFT_PER_ACRE
+    acres, limit = figure_pair(compared / SQFT_PER_ACRE, limit_acres, base=2)
+    sqft, limit_sq = figure_pair(compared, limit_sqft)
+    return f"{acres} acres ({sqft} sq ft)", f"{limit} acres ({limit_sq} sq ft)"
+
+
 def check_five_acre_limit(ctx: CheckContext) -> gpd.GeoDataFrame:
     """SW301: one row per proposal with disturbance.
 
@@ -377,18 +392,18 @@ def check_five_acre_limit(ctx: CheckContext) -> gpd.GeoDataFrame:
         if peak is None:
             acres = total_sqft / SQFT_PER_ACRE
             geom = whole
+            shown, limit_shown = _against_limit(total_sqft, limit_acres)
             if total_ok:
                 outcome = Outcome.PASS
                 msg = (
-                    f"Whole disturbance {acres:.2f} acres ({total_sqft:,.0f} sq ft) is not more "
-                    f"than {limit_acres:.2f} "
-                    "acres, so no phasing can exceed the limit (the plan gives no dates)."
+                    f"Whole disturbance {shown} is not more than {limit_shown}, so no phasing "
+                    "can exceed the limit (the plan gives no dates)."
                 )
             else:
                 outcome = Outcome.REVIEW
                 msg = (
-                    f"Phasing plan gives no dates: whole disturbance {acres:.2f} acres exceeds "
-                    f"{limit_acres:.2f} acres, so whether more than {limit_acres:.2f} acres are "
+                    f"Phasing plan gives no dates: whole disturbance {shown} exceeds "
+                    f"{limit_shown}, so whether more than {limit_acres:.2f} acres are "
                     "disturbed at one time cannot be told. Add start_date and end_date to each "
                     "disturbance polygon."
                 )
@@ -409,18 +424,19 @@ def check_five_acre_limit(ctx: CheckContext) -> gpd.GeoDataFrame:
         )
         acres = peak.acres
         over = round(peak.area_sqft, AREA_DECIMALS) > limit_sqft
-        head = f"Peak disturbed area {acres:.2f} acres ({peak.area_sqft:,.0f} sq ft) {where}"
+        shown, limit_shown = _against_limit(peak.area_sqft, limit_acres)
+        head = f"Peak disturbed area {shown} {where}"
         if over and approved:
             outcome = Outcome.REVIEW
             msg = (
-                f"{head} exceeds {limit_acres:.2f} acres; allowed only pursuant to an approved "
+                f"{head} exceeds {limit_shown}; allowed only pursuant to an approved "
                 "SWPPP (approved_swppp is true): the Town Engineer confirms the approval covers "
                 "this phasing."
             )
         elif over:
             outcome = Outcome.FAIL
             msg = (
-                f"{head} exceeds {limit_acres:.2f} acres disturbed at any one time, with no "
+                f"{head} exceeds {limit_shown} disturbed at any one time, with no "
                 "approved SWPPP. Re-phase so less is open at once, or obtain SWPPP approval."
             )
         elif problem and not total_ok:
@@ -428,11 +444,11 @@ def check_five_acre_limit(ctx: CheckContext) -> gpd.GeoDataFrame:
             msg = (
                 f"Phasing plan gives no dates for some polygons: {problem}. {head} among "
                 f"the dated polygons; with the undated ones it could reach "
-                f"{total_sqft / SQFT_PER_ACRE:.2f} acres."
+                f"{_against_limit(total_sqft, limit_acres)[0]}, over {limit_shown}."
             )
         else:
             outcome = Outcome.PASS
-            msg = f"{head} is not more than {limit_acres:.2f} acres."
+            msg = f"{head} is not more than {limit_shown}."
             if problem:
                 msg += f" {problem}, but the whole disturbance is within the limit."
         if over and problem:
@@ -449,7 +465,7 @@ def check_five_acre_limit(ctx: CheckContext) -> gpd.GeoDataFrame:
         subject_id=out["pid"],
         outcome=out["outcome"],
         message=out["msg"],
-        measured=[round(a, 4) for a in out["acres"]],
+        measured=[round(a, 6) for a in out["acres"]],
         threshold=limit_acres,
         unit="acres",
         geometry=out["geom"],

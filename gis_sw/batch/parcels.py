@@ -54,6 +54,7 @@ import numpy as np
 import pandas as pd
 import shapely
 
+from gis_sw.analysis.bands import adjacent_buffers
 from gis_sw.analysis.distances import grown_radius
 from gis_sw.analysis.overlay import area_by_key
 from gis_sw.analysis.siting import DeviceClass, siting_by_class
@@ -69,8 +70,9 @@ from gis_sw.layers.layerset import LayerSet
 from gis_sw.ruleset import Ruleset
 
 BUFFER_QUAD_SEGS = 32
-"""Segments per quarter circle of the batch's buffers (siting polygons and wetland adjacent
-area).  Siting buffers use the radius grown by the chord error
+"""Segments per quarter circle of the batch's siting buffers (the wetland adjacent area is
+:func:`gis_sw.analysis.bands.adjacent_buffers`, exact to 0.01 sq ft).  Siting buffers use
+the radius grown by the chord error
 (:func:`gis_sw.analysis.distances.grown_radius`), so no point closer than the setback is
 ever counted as siting room; at 32 segments the growth is 0.06 ft at 50 ft, and the area
 a few sq ft smaller than ``gis-sw siting``'s 128 segments."""
@@ -279,8 +281,8 @@ def screen_chunk(chunk: Chunk, ruleset: Ruleset, *, quick: bool = False) -> pd.D
     if quick:
         out["wetland_adjacent_sqft"] = np.nan
     else:
-        wetland_buffers = _buffer(
-            _geoms(ctx.get("wetlands")), ruleset.resources.wetland_adjacent_area_ft, grow=False
+        wetland_buffers = adjacent_buffers(
+            _geoms(ctx.get("wetlands")), ruleset.resources.wetland_adjacent_area_ft
         )
         out["wetland_adjacent_sqft"] = np.maximum(
             layer_area("wetlands", wetland_buffers) - out["wetland_sqft"].to_numpy(), 0.0

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from gis_sw.analysis.wording import figure_pair
 from gis_sw.outputs.atomic import write_text_atomic
 
 __all__ = [
@@ -81,6 +82,23 @@ def format_value(value: object, unit: str) -> str:
     return f"{text} {unit}".strip()
 
 
+def format_pair(measured: object, threshold: object, unit: str) -> tuple[str, str]:
+    """:func:`format_value` of both, unless that writes two different numbers alike
+    (``5 acres`` for 5.00002 against 5): then both get the decimals their comparison needs
+    (:mod:`gis_sw.analysis.wording`), in the finding's own unit."""
+    shown = format_value(measured, unit), format_value(threshold, unit)
+    if shown[0] != shown[1] or unit == "USD":
+        return shown
+    try:
+        m, t = float(measured), float(threshold)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return shown
+    if not (math.isfinite(m) and math.isfinite(t)) or m == t:
+        return shown
+    pair = figure_pair(m, t, base=2)
+    return f"{pair[0]} {unit}".strip(), f"{pair[1]} {unit}".strip()
+
+
 def _text(value: object) -> str:
     return "" if value is None or value is pd.NA or value != value else str(value)  # noqa: PLR0124
 
@@ -112,8 +130,7 @@ def format_table(findings: pd.DataFrame, *, max_subject: int = 34) -> str:
                 str(rec["proposal_id"]),
                 subject,
                 outcome,
-                format_value(rec["measured"], unit),
-                format_value(rec["threshold"], unit),
+                *format_pair(rec["measured"], rec["threshold"], unit),
                 _text(rec["citation"]),
             )
         )

@@ -32,6 +32,7 @@ import pandas as pd
 import shapely
 from pyproj import CRS
 
+from gis_sw.analysis.bands import adjacent_outlines
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.proposals import Proposals
 from gis_sw.outputs.atomic import write_text_atomic
@@ -198,7 +199,7 @@ def build_layers(
     if wetlands is not None and adjacent_ft > 0:
         ring = gpd.GeoDataFrame(
             {"wetland_id": wetlands["wetland_id"].to_numpy(), "distance_ft": adjacent_ft},
-            geometry=shapely.buffer(wetlands.geometry.to_numpy(), adjacent_ft),
+            geometry=adjacent_outlines(wetlands.geometry.to_numpy(), adjacent_ft),
             crs=wetlands.crs,
         )
         add(

@@ -230,6 +230,18 @@ def build_cases(town: SampleTown) -> SampleProposals:
         disturb(pid, geom, spring, summer)
         imperv.append({"proposal_id": pid, "surface": "patio", "geometry": geom})
         expect(pid, "SW101", "", outcome, note)
+        # issue 13 item 9: the runoff comparison only where a permit or a SWPPP is required
+        for rule in ("SW502", "SW503"):
+            if outcome == "pass":
+                expect(pid, rule, "", "info", "not required: no town permit and no SWPPP")
+            else:
+                expect(
+                    pid,
+                    rule,
+                    "",
+                    "pass",
+                    "compared (permit required); the lot's rounded CN does not rise: no increase",
+                )
 
     # P04 / P05: patios across the zone line (70 ft behind the street line) --------
     for case, pid, half_w, d_r20, d_r10, note in (

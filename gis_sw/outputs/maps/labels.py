@@ -21,6 +21,8 @@ from matplotlib.backend_bases import RendererBase
 from matplotlib.text import Annotation, Text
 from matplotlib.transforms import Bbox
 
+from gis_sw.analysis.wording import MAX_DECIMALS, decimals_apart, fmt_number
+
 _OFFSETS_PT: tuple[tuple[float, float], ...] = (
     (1, 1),
     (1, -1),
@@ -44,6 +46,18 @@ def _number(value: float, unit: str, *, threshold: bool) -> str:
     return f"{value:.1f}"
 
 
+def _base_decimals(value: float, unit: str) -> int:
+    """Usual decimals of a figure in a label (those of :func:`_number`)."""
+    if unit in ("sq ft", "sqft") or abs(value) >= 1000:
+        return 0
+    return 2 if unit in ("acres", "ac", "acre") else 1
+
+
+def _own_decimals(value: float) -> int:
+    """Fewest decimals (up to :data:`MAX_DECIMALS`) that write ``value`` exactly."""
+    return next((d for d in range(MAX_DECIMALS) if round(value, d) == value), MAX_DECIMALS)
+
+
 def finding_label(
     rule_id: str, outcome: str, measured: float | None, threshold: float | None, unit: str
 ) -> str:
@@ -61,11 +75,15 @@ def finding_label(
     text = f"{rule_id} {_number(measured, unit, threshold=False)}{suffix}"
     if have_threshold:
         assert threshold is not None
-        shown_m = _number(measured, unit, threshold=False)
-        shown_t = _number(threshold, unit, threshold=True)
         sign = "<" if measured < threshold else (">" if measured > threshold else "=")
-        if sign != "=" and float(shown_m.replace(",", "")) == threshold:  # 9.99 against 10
-            shown_m = f"{measured:.2f}"
+        # as many decimals as the comparison needs (wording.py): 9.99 against 10, 5.00002
+        # acres against 5; a round limit keeps its short form (10 ft, 0 cfs)
+        decimals = decimals_apart(measured, threshold, base=_base_decimals(measured, unit))
+        shown_t = _number(threshold, unit, threshold=True)
+        if round(threshold, decimals) != threshold:  # a limit like 0.505 is shown whole
+            decimals = max(decimals, _own_decimals(threshold))
+            shown_t = fmt_number(threshold, decimals)
+        shown_m = fmt_number(measured, decimals)
         text = f"{rule_id} {shown_m}{suffix} {sign} {shown_t}{suffix}"
     return text
 

@@ -20,6 +20,7 @@ from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 from pyproj import CRS
 
+from gis_sw.analysis.bands import adjacent_outlines
 from gis_sw.errors import InputFileError
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.outputs.maps.draw import (
@@ -91,7 +92,7 @@ def draw_town_layers(
             _add_handle(handles, legend_handle(STYLES[kind], kind="polygon"))
     near = in_view(wetlands, _grow(bounds, adjacent_ft))
     if near is not None and adjacent_ft > 0:
-        ring = shapely.buffer(near.geometry.to_numpy(), adjacent_ft)
+        ring = adjacent_outlines(near.geometry.to_numpy(), adjacent_ft)
         if add_lines(ax, ring, STYLES["wetland_adjacent"]):
             label = f"Wetland adjacent area ({adjacent_ft:g} ft)"
             style = STYLES["wetland_adjacent"]
