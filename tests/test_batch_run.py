@@ -102,7 +102,7 @@ def test_cli_with_proposals_on_the_sample_town(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     findings = gpd.read_parquet(out / "findings.parquet")
-    assert findings["proposal_id"].nunique() == 16  # every sample proposal
+    assert findings["proposal_id"].nunique() == 18  # every sample proposal
     for name in ("findings.gpkg", "findings.geojson"):
         assert (out / name).exists()
     summary = pd.read_csv(out / "summary.csv")

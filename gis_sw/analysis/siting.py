@@ -59,7 +59,7 @@ import shapely
 from affine import Affine
 from rasterio import features
 
-from gis_sw.analysis.buildings import basement_status, is_building
+from gis_sw.analysis.buildings import BASEMENT_COLUMNS, basement_status, is_building
 from gis_sw.analysis.devices import ground_difference_ft, up_gradient
 from gis_sw.analysis.distances import grown_radius
 from gis_sw.analysis.infiltration import OPTIONAL_WATER
@@ -454,7 +454,8 @@ def siting_by_class(
             _Part(footprints, "a building footprint", cut=footprints[~counts]),
         ]
         if unknown.any():
-            missing = sorted({c for w in why[unknown] for c in str(w).split(" and ")})
+            named = {c for w in why[unknown] for c in str(w).split(" and ")}
+            missing = [c for c in BASEMENT_COLUMNS if c in named]
             note = Note(
                 f"a building within {params.habitable_basement_ft:g} ft has no "
                 + " or no ".join(f"{c} value" for c in missing)
