@@ -408,3 +408,50 @@ def test_maintenance_through_the_engine_carries_the_ruleset_citation(ruleset: Ru
     row = findings.iloc[0]
     assert (row["rule_id"], row["subject_id"], row["outcome"]) == ("SW211", "P1", "required")
     assert row["citation"] == "§ 183-9B, § 183-9D, § 183-10B, § 183-10E"
+
+
+def test_streams_layer_is_read_from_a_geopackage_and_must_be_lines(
+    ruleset: Ruleset, tmp_path: Any
+) -> None:
+    from shapely import affinity
+
+    from gis_sw.errors import LayerError
+    from gis_sw.layers.read import read_layers
+
+    def here(geom: Any) -> Any:  # into Westchester, where EPSG:2260 applies
+        return affinity.translate(geom, 683_000, 825_000)
+
+    town = tmp_path / "town.gpkg"
+    frame([{"parcel_id": "A", "geometry": here(LOT)}]).to_file(town, layer="parcels")
+    frame([{"zone": "R-20", "geometry": here(box(-10, -10, 200, 200))}]).to_file(
+        town, layer="zoning"
+    )
+    brook = here(LineString([(120, 0), (120, 100)]))
+    frame([{"stream_id": "BR", "name": "Brook", "geometry": brook}]).to_file(town, layer="streams")
+    streams = read_layers(town, ruleset=ruleset).get("streams")
+    assert streams is not None
+    assert list(streams["stream_id"]) == ["BR"]
+    assert streams.geometry.iat[0].equals(brook)
+    frame([{"stream_id": "BR", "geometry": here(box(0, 0, 1, 1))}]).to_file(
+        town, layer="streams", mode="w"
+    )
+    with pytest.raises(LayerError, match=r"streams .*Polygon, not line: stream_id BR"):
+        read_layers(town, ruleset=ruleset)
+
+
+def test_ruleset_without_obligations_gives_review_not_an_empty_required(
+    ruleset: Ruleset,
+) -> None:
+    import tomllib
+    from importlib import resources
+
+    from gis_sw.ruleset import parse_ruleset
+
+    text = resources.files("gis_sw.rulesets").joinpath("mount_pleasant_ny.toml").read_text()
+    data = tomllib.loads(text)
+    data["devices"]["maintenance_obligations"] = []
+    bare = parse_ruleset(data, source="test")
+    ctx = context(bare, [{"device_id": "D-7", "geometry": Point(50, 50)}])
+    row = one(maintenance.check_maintenance_obligations(ctx), "P1")
+    assert row["outcome"] == "review"
+    assert "the ruleset lists no maintenance obligations" in row["message"]

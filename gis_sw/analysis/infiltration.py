@@ -585,11 +585,18 @@ def _nearest_qualifying(geoms: np.ndarray, pids: np.ndarray, found: Buildings) -
     qualifying = np.array([q is not False for q in found.qualifies], dtype=bool)
     town = qualifying & np.array([p is None for p in found.proposal_id], dtype=bool)
     out = nearest(geoms, found.geoms[town])[1]
-    for pid in np.unique(found.proposal_id[qualifying & ~town].astype(str)):
-        devs = np.flatnonzero(pids == pid)
-        roofs = found.geoms[qualifying & (found.proposal_id == pid)]
-        if len(devs) and len(roofs):
-            out[devs] = np.fmin(out[devs], nearest(geoms[devs], roofs)[1])
+    roofs = np.flatnonzero(qualifying & ~town)
+    if len(roofs) and len(geoms):
+        # every (device, roof of the same proposal) pair, by a join on the proposal id
+        pairs = pd.merge(
+            pd.DataFrame({"proposal_id": pids, "device": np.arange(len(geoms))}),
+            pd.DataFrame({"proposal_id": found.proposal_id[roofs].astype(str), "roof": roofs}),
+            on="proposal_id",
+        )
+        if len(pairs):
+            dev = pairs["device"].to_numpy()
+            dist = shapely.distance(geoms[dev], found.geoms[pairs["roof"].to_numpy()])
+            np.fmin.at(out, dev, dist)
     return out
 
 
