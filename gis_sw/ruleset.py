@@ -82,6 +82,9 @@ class DeviceParams:
     habitable_basement_ft: float
     state_well_surface_recharge_ft: float
     distance_tolerance_ft: float = 0.005
+    building_min_area_sqft: float = 100.0
+    upgradient_flat_tolerance_ft: float = 0.33
+    maintenance_obligations: tuple[str, ...] = ()
 
     @property
     def largest_setback_ft(self) -> float:

@@ -54,6 +54,7 @@ def tiny_layers(parcels: gpd.GeoDataFrame | None = None) -> dict[str, gpd.GeoDat
             [box(440, 40, 460, 60), box(740, 40, 760, 60)],
             building_id=["B1", "B2"],
             habitable_basement=[False, True],
+            below_ground_storage=[False, False],
         ),
     }
 

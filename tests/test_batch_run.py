@@ -104,6 +104,7 @@ def test_cli_with_proposals_on_the_sample_town(tmp_path: Path) -> None:
     findings = gpd.read_parquet(out / "findings.parquet")
     named = set(pd.read_csv(SAMPLE / "expected.csv")["proposal_id"])
     assert set(findings["proposal_id"]) == named  # every sample proposal
+    assert len(named) == 21
     for name in ("findings.gpkg", "findings.geojson"):
         assert (out / name).exists()
     summary = pd.read_csv(out / "summary.csv")

@@ -115,6 +115,9 @@ def _house(basement: Any) -> dict[str, gpd.GeoDataFrame]:
                 {
                     "building_id": "B-1",
                     "habitable_basement": basement,
+                    # a house recorded without a basement is recorded without storage too
+                    # (one "no" alone is review: tests/test_lawdev_devices.py)
+                    "below_ground_storage": False if basement is False else None,
                     "geometry": box(60, 40, 80, 60),
                 }
             ]
@@ -262,10 +265,19 @@ def test_septic_upgradient(ruleset: Ruleset, x: float, outcome: str) -> None:
         assert row["measured"] == 15.0
 
 
-def test_septic_bottom_elevation_decides_instead_of_ground(ruleset: Ruleset) -> None:
-    devices = [{"device_id": "D-7", "bottom_elevation_ft": 103.5, "geometry": Point(75, 50)}]
+@pytest.mark.parametrize(
+    "description",
+    [{"bottom_elevation_ft": 103.5}, {"depth_ft": 3.5}],
+    ids=["bottom-elevation-below-the-field", "depth"],
+)
+def test_septic_bottom_does_not_change_the_ground_comparison(
+    ruleset: Ruleset, description: dict[str, float]
+) -> None:
+    # issue 13 item 1: up-gradient compares ground with ground (107 ft against 105 ft), so a
+    # bottom below the field's ground no longer passes, and both descriptions agree
+    devices = [{"device_id": "D-7", **description, "geometry": Point(75, 50)}]
     ctx = context(ruleset, devices, vectors=_septic(), rasters={"dem": _slope_dem()})
-    assert one(infiltration.check_septic_upgradient(ctx))["outcome"] == "pass"
+    assert one(infiltration.check_septic_upgradient(ctx))["outcome"] == "fail"
 
 
 def test_septic_without_dem_is_review(ruleset: Ruleset) -> None:
@@ -473,9 +485,9 @@ def test_run_rules_gives_one_row_per_rule_and_device(ruleset: Ruleset) -> None:
     ]
     ctx = context(ruleset, devices, vectors=_resources())
     findings = run_rules(ctx.layers, ctx.proposals, ruleset, select=["SW2"])
-    assert len(findings) == 20
+    assert len(findings) == 20 + 1  # ten rules per device, SW211 once for the proposal
     assert not findings.duplicated(["rule_id", "proposal_id", "subject_id"]).any()
-    assert set(findings["rule_id"]) == {f"SW2{i:02d}" for i in range(1, 11)}
+    assert set(findings["rule_id"]) == {f"SW2{i:02d}" for i in range(1, 12)}
     assert shapely.is_valid(findings.geometry.to_numpy()).all()
 
 

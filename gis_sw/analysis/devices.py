@@ -192,6 +192,26 @@ def _device_frame(ctx: CheckContext) -> gpd.GeoDataFrame:
     return devices
 
 
+def ground_difference_ft(device_ft: object, field_ft: object) -> np.ndarray:
+    """Ground at a device minus ground at a septic field, each and the difference rounded
+    to 0.01 ft (the precision the law is applied at)."""
+    a = np.round(np.asarray(device_ft, dtype="float64"), 2)
+    b = np.round(np.asarray(field_ft, dtype="float64"), 2)
+    return np.round(a - b, 2)
+
+
+def up_gradient(difference_ft: object, flat_ft: float) -> np.ndarray:
+    """``1`` up-gradient, ``0`` flat within the DEM's resolution, ``-1`` down-gradient.
+
+    ``difference_ft`` is :func:`ground_difference_ft`; a difference of ``flat_ft`` or less
+    either way is not resolved by the DEM (``0``); ``nan`` gives ``0`` too.
+    """
+    diff = np.asarray(difference_ft, dtype="float64")
+    eps = 1e-9  # the rounded difference and the ruleset's number are both 2-decimal floats
+    with np.errstate(invalid="ignore"):
+        return np.where(diff > flat_ft + eps, 1, np.where(diff < -flat_ft - eps, -1, 0))
+
+
 @dataclass(frozen=True, slots=True)
 class Separation:
     """Worst vertical separation of one device above one limit (groundwater or bedrock).

@@ -6,9 +6,24 @@ rounding to 0.01 ft, so exactly at the limit passes (10.00 ft) and 9.99 ft fails
 finding's geometry is the shortest line from the device to the offending feature.  Missing
 layers, rasters or attributes answer ``review`` naming what is missing.
 
-SW201 (septic up-gradient): a device within 20 ft of a septic field is up-gradient when its
-elevation (``bottom_elevation_ft`` where given, else its highest ground cell on the DEM) is
-above the lowest DEM cell of the part of the field within 20 ft of the device.
+SW201 (septic up-gradient, § 183-12C(2)(c)[3]): "up-gradient" is where the device sits on
+the slope relative to the treatment system, so the comparison is ground with ground: the
+device's highest DEM ground cell (``ground_max_ft`` of :func:`device_frame`) against the
+lowest DEM ground cell of the part of the field within 20 ft of the device.  The device's
+bottom (``bottom_elevation_ft`` or ``depth_ft``) plays no part, so one device described
+either way gets one answer; the septic layer carries no bottom elevation to compare
+bottoms with.  Both are rounded to 0.01 ft; a difference of
+``ruleset.devices.upgradient_flat_tolerance_ft`` (0.33 ft) or less either way is flat
+within what the DEM resolves (one value per cell; a lidar DEM's vertical accuracy) and is
+``review``, more above is ``fail``, more below ``pass``.  The siting polygon
+(:mod:`gis_sw.analysis.siting`) keeps only cells that would pass.
+
+SW206 (§ 183-12C(2)(c)[7]) measures to the town's buildings and to the proposal's own new
+roofs, with a habitable basement or a below-ground storage area; unknown is ``review``
+naming the attribute, and structures of 100 sq ft or less are not buildings (§ 183-6):
+see :mod:`gis_sw.analysis.buildings`.
+
+SW202 and SW208 count a ``streams`` layer (centre lines), when given, as water bodies.
 
 SW210 is an advisory from NYS DOH 10 NYCRR Appendix 5-B, not Chapter 183: a device taking
 runoff from parking lots, roadways or driveways nearer a water well than 100 ft is
@@ -24,8 +39,14 @@ import numpy as np
 import pandas as pd
 import shapely
 
+from gis_sw.analysis.buildings import Buildings, all_buildings, building_names, proposed_roofs
 from gis_sw.analysis.context import CheckContext
-from gis_sw.analysis.devices import device_frame, vertical_separation
+from gis_sw.analysis.devices import (
+    device_frame,
+    ground_difference_ft,
+    up_gradient,
+    vertical_separation,
+)
 from gis_sw.analysis.distances import meets_minimum, nearest, pairs_within, round_ft
 from gis_sw.analysis.findings import Outcome, empty_findings, make_findings
 from gis_sw.layers.raster import RasterLayer
@@ -34,8 +55,14 @@ FEATURE_LAYERS: dict[str, tuple[str, str]] = {
     "wells": ("well_id", "well"),
     "wetlands": ("wetland_id", "wetland"),
     "water_bodies": ("water_id", "water body"),
+    "streams": ("stream_id", "stream"),
 }
 """Layer kind -> (id column, noun for messages)."""
+
+OPTIONAL_WATER = frozenset({"streams"})
+"""Feature layers that add to the water bodies when given and are never "missing": the
+``water_bodies`` polygons are the layer the checks need; a town that also maps
+watercourses as centre lines gives them as ``streams``."""
 
 
 def _ft(value: float) -> str:
@@ -52,7 +79,7 @@ def feature_names(frame: gpd.GeoDataFrame, kind: str) -> np.ndarray:
     if kind == "septic_fields":
         column, noun = "septic_id", "septic field"
     elif kind == "buildings":
-        column, noun = "building_id", "building"
+        return building_names(frame)
     ids = frame[column] if column in frame.columns else pd.Series([None] * len(frame))
     return np.array(
         [
@@ -207,42 +234,56 @@ def _septic_pairs(
             geometry=shapely.shortest_line(device, fields[first_t]),
         )
         return
-    bottom = rows.devices["bottom_elevation_ft"].iat[i]
-    if bottom is not None and not pd.isna(bottom):
-        elevation, what = float(bottom), "bottom"
-    else:
-        elevation, what = float(rows.devices["ground_max_ft"].iat[i]), "ground"
-    unknown: tuple[int, float, str] | None = None
+    flat_ft = rows.ctx.ruleset.devices.upgradient_flat_tolerance_ft
+    ground = float(rows.devices["ground_max_ft"].iat[i])
+    unknown: tuple[int, float] | None = None
+    flat: tuple[int, float, float, float] | None = None
     first_low = math.nan
     for k in mine:
         t, d = int(targets[k]), float(distances[k])
         near_part = shapely.intersection(fields[t], shapely.buffer(device, limit, quad_segs=64))
         cells = dem.cells_under(near_part)
-        if math.isnan(elevation) or len(cells) == 0:
-            if unknown is None:
-                unknown = (t, d, "the DEM has no data under the device or the field")
+        if math.isnan(ground) or len(cells) == 0:
+            unknown = unknown or (t, d)
             continue
         low = float(cells.min())
-        if t == first_t:
-            first_low = low
-        if round(elevation, 2) > round(low, 2):
+        diff = float(ground_difference_ft(ground, low))
+        side = int(up_gradient(diff, flat_ft))
+        if side > 0:
             rows.set(
                 i,
                 Outcome.FAIL,
                 f"{rows.name(i)} is {_ft(d)} from {names[t]} and up-gradient of it (device "
-                f"{what} {elevation:.2f} ft above the field's lowest ground {low:.2f} ft), "
+                f"ground {ground:.2f} ft above the field's lowest ground {low:.2f} ft), "
                 f"within the {_limit(limit)} setback",
                 measured=d,
                 geometry=shapely.shortest_line(device, fields[t]),
             )
             return
+        if side == 0:
+            flat = flat or (t, d, low, diff)
+        elif t == first_t:
+            first_low = low
     if unknown is not None:
-        t, d, why = unknown
+        t, d = unknown
         rows.set(
             i,
             Outcome.REVIEW,
-            f"{rows.name(i)} is {_ft(d)} from {names[t]}, within {_limit(limit)}; {why}, so "
-            "up-gradient cannot be decided",
+            f"{rows.name(i)} is {_ft(d)} from {names[t]}, within {_limit(limit)}; the DEM "
+            "has no data under the device or the field, so up-gradient cannot be decided",
+            measured=d,
+            geometry=shapely.shortest_line(device, fields[t]),
+        )
+        return
+    if flat is not None:
+        t, d, low, diff = flat
+        rows.set(
+            i,
+            Outcome.REVIEW,
+            f"{rows.name(i)} is {_ft(d)} from {names[t]}, within {_limit(limit)}; device "
+            f"ground {ground:.2f} ft and the field's lowest ground {low:.2f} ft differ by "
+            f"{abs(diff):.2f} ft, not more than the DEM resolves ({flat_ft:.2f} ft), so "
+            "up-gradient cannot be decided from the DEM",
             measured=d,
             geometry=shapely.shortest_line(device, fields[t]),
         )
@@ -251,8 +292,7 @@ def _septic_pairs(
         i,
         Outcome.PASS,
         f"{rows.name(i)} is {_ft(first_d)} from {names[first_t]} but not up-gradient of it: "
-        f"device {what} {elevation:.2f} ft is not above the field's lowest ground "
-        f"{first_low:.2f} ft",
+        f"device ground {ground:.2f} ft is not above the field's lowest ground {first_low:.2f} ft",
         measured=first_d,
     )
 
@@ -276,7 +316,8 @@ def _near_features(
     for kind in kinds:
         layer = rows.ctx.layers.get(kind)
         if layer is None:
-            missing.append(kind)
+            if kind not in OPTIONAL_WATER:
+                missing.append(kind)
             continue
         features = layer.geometry.to_numpy()
         names = feature_names(layer, kind)
@@ -466,13 +507,15 @@ def check_property_line(ctx: CheckContext) -> gpd.GeoDataFrame:
 
 
 def check_habitable_basement(ctx: CheckContext) -> gpd.GeoDataFrame:
-    """SW206: at least 20 ft from a building with a habitable basement."""
+    """SW206: at least 20 ft from a building with a habitable basement or below-ground
+    storage area, the town's buildings and the proposal's own new roofs alike
+    (:mod:`gis_sw.analysis.buildings`)."""
     rows = _Rows(ctx, "SW206")
     params = ctx.ruleset.devices
     limit, tol = params.habitable_basement_ft, params.distance_tolerance_ft
-    buildings = ctx.layers.get("buildings")
     geoms = rows.devices.geometry.to_numpy()
-    if buildings is None:
+    found = all_buildings(ctx)
+    if found is None:
         for i in range(len(geoms)):
             rows.set(
                 i,
@@ -480,46 +523,81 @@ def check_habitable_basement(ctx: CheckContext) -> gpd.GeoDataFrame:
                 f"{rows.name(i)} cannot be checked: no buildings layer was provided",
             )
         return rows.frame(limit)
-    footprints = buildings.geometry.to_numpy()
-    names = feature_names(buildings, "buildings")
-    basement = [None if pd.isna(v) else bool(v) for v in buildings["habitable_basement"]]
-    pairs = pairs_within(geoms, footprints, limit)
-    close = ~meets_minimum(pairs.distance_ft, limit, tol)
-    with_basement = np.array([b is True for b in basement], dtype=bool)
-    _, basement_ft = nearest(geoms, footprints[with_basement])
+    pids = rows.devices["proposal_id"].astype(str).to_numpy()
+    pairs = pairs_within(geoms, found.geoms, limit)
+    owner = found.proposal_id[pairs.target]
+    mine_ok = np.array(
+        [o is None or o == pids[s] for o, s in zip(owner, pairs.source, strict=True)], dtype=bool
+    )
+    close = ~meets_minimum(pairs.distance_ft, limit, tol) & mine_ok
+    no_layer = ctx.layers.get("buildings") is None
+    nearest_ft = _nearest_qualifying(geoms, pids, found)
     for i in range(len(geoms)):
         name = rows.name(i)
         mine = _rows_of(pairs.source, close, i)  # nearest first
-        hit = [k for k in mine if basement[pairs.target[k]] is True]
-        unknown = [k for k in mine if basement[pairs.target[k]] is None]
+        hit = [k for k in mine if found.qualifies[pairs.target[k]] is True]
+        unknown = [k for k in mine if found.qualifies[pairs.target[k]] is None]
         if hit:
             t, d = int(pairs.target[hit[0]]), float(pairs.distance_ft[hit[0]])
             rows.set(
                 i,
                 Outcome.FAIL,
-                f"{name} is {_ft(d)} from {names[t]}, which has a habitable basement, less "
+                f"{name} is {_ft(d)} from {found.names[t]}, which has {found.why[t]}, less "
                 f"than the {_limit(limit)} minimum",
                 measured=d,
-                geometry=shapely.shortest_line(geoms[i], footprints[t]),
+                geometry=shapely.shortest_line(geoms[i], found.geoms[t]),
             )
         elif unknown:
             t, d = int(pairs.target[unknown[0]]), float(pairs.distance_ft[unknown[0]])
+            missing = str(found.why[t])
+            verb = "are" if " and " in missing else "is"
             rows.set(
                 i,
                 Outcome.REVIEW,
-                f"{name} is {_ft(d)} from {names[t]}, whose habitable_basement attribute is "
-                f"not given; it must be at least {_limit(limit)} away if the building has one",
+                f"{name} is {_ft(d)} from {found.names[t]}, whose {missing} {verb} not given; "
+                f"it must be at least {_limit(limit)} away if the building has a habitable "
+                "basement or below-ground storage area",
                 measured=d,
-                geometry=shapely.shortest_line(geoms[i], footprints[t]),
+                geometry=shapely.shortest_line(geoms[i], found.geoms[t]),
+            )
+        elif no_layer:
+            rows.set(
+                i,
+                Outcome.REVIEW,
+                f"{name} has no new building of its proposal within {_limit(limit)}, but no "
+                "buildings layer was provided to check existing ones",
             )
         else:
             rows.set(
                 i,
                 Outcome.PASS,
-                f"{name} has no building with a habitable basement within {_limit(limit)}",
-                measured=float(basement_ft[i]),
+                f"{name} has no building with a habitable basement or below-ground storage "
+                f"area within {_limit(limit)}",
+                measured=float(nearest_ft[i]),
             )
     return rows.frame(limit)
+
+
+def _nearest_qualifying(geoms: np.ndarray, pids: np.ndarray, found: Buildings) -> np.ndarray:
+    """Distance from each device to the nearest building that has, or may have, a habitable
+    basement or below-ground storage, of those it is measured against (town buildings, and
+    new buildings of its own proposal); ``nan`` when none."""
+    qualifying = np.array([q is not False for q in found.qualifies], dtype=bool)
+    town = qualifying & np.array([p is None for p in found.proposal_id], dtype=bool)
+    out = nearest(geoms, found.geoms[town])[1]
+    roofs = np.flatnonzero(qualifying & ~town)
+    if len(roofs) and len(geoms):
+        # every (device, roof of the same proposal) pair, by a join on the proposal id
+        pairs = pd.merge(
+            pd.DataFrame({"proposal_id": pids, "device": np.arange(len(geoms))}),
+            pd.DataFrame({"proposal_id": found.proposal_id[roofs].astype(str), "roof": roofs}),
+            on="proposal_id",
+        )
+        if len(pairs):
+            dev = pairs["device"].to_numpy()
+            dist = shapely.distance(geoms[dev], found.geoms[pairs["roof"].to_numpy()])
+            np.fmin.at(out, dev, dist)
+    return out
 
 
 def check_sedimentation_device(ctx: CheckContext) -> gpd.GeoDataFrame:
@@ -563,10 +641,6 @@ def check_test_holes(ctx: CheckContext) -> gpd.GeoDataFrame:
     return rows.frame(math.nan, unit="")
 
 
-BUILDING_SURFACES = frozenset({"roof", "building", "house"})
-"""Impervious ``surface`` values that are buildings, for the SW208 separation report."""
-
-
 def _separation_text(
     ctx: CheckContext, geoms: np.ndarray, *, of_devices: bool
 ) -> tuple[list[str], np.ndarray, list[shapely.Geometry | None]]:
@@ -577,9 +651,11 @@ def _separation_text(
     parts: list[list[str]] = [[] for _ in geoms]
     best_d = np.full(len(geoms), np.inf)
     best_line: list[shapely.Geometry | None] = [None] * len(geoms)
-    for kind in ("wells", "water_bodies", "wetlands"):
+    for kind in ("wells", "water_bodies", "streams", "wetlands"):
         noun = FEATURE_LAYERS[kind][1]
         layer = ctx.layers.get(kind)
+        if layer is None and kind in OPTIONAL_WATER:
+            continue
         if layer is None:
             for p in parts:
                 p.append(f"{noun}: no {kind} layer provided")
@@ -602,7 +678,9 @@ def check_separation_report(ctx: CheckContext) -> gpd.GeoDataFrame:
     """SW208: distance from each device and each new building to the nearest well, water
     body and wetland (info): § 183-12C(2)(c)[5] asks both to keep the most distance they can.
 
-    New buildings are the proposal's ``impervious`` polygons whose ``surface`` is a roof.
+    New buildings are the proposal's ``impervious`` roofs of more than 100 sq ft
+    (:func:`gis_sw.analysis.buildings.proposed_roofs`); a ``streams`` layer, when given,
+    adds the nearest stream.
     """
     rows = _Rows(ctx, "SW208")
     texts, best_d, best_line = _separation_text(ctx, rows.geoms, of_devices=True)
@@ -615,38 +693,33 @@ def check_separation_report(ctx: CheckContext) -> gpd.GeoDataFrame:
             geometry=best_line[i],
         )
     frames = [rows.frame(math.nan)]
-    imp = ctx.proposals.impervious
-    if imp is not None and len(imp):
-        surface = imp["surface"].astype("string").str.strip().str.lower()
-        roofs = imp[surface.isin(BUILDING_SURFACES).fillna(value=False).to_numpy()]
-        if len(roofs):
-            geoms = roofs.geometry.to_numpy()
-            texts, best_d, best_line = _separation_text(ctx, geoms, of_devices=False)
-            proposal_ids = roofs["proposal_id"].astype(str).to_numpy()
-            number = roofs.groupby("proposal_id").cumcount().to_numpy() + 1
-            cite = ctx.citation("SW208")
-            frames.append(
-                make_findings(
-                    "SW208",
-                    ctx.crs,
-                    proposal_id=list(proposal_ids),
-                    subject_id=[
-                        f"{p}:building-{n}" for p, n in zip(proposal_ids, number, strict=True)
-                    ],
-                    outcome=Outcome.INFO,
-                    message=[
-                        f"New building {n} of {p}: {t} ({cite})."
-                        for p, n, t in zip(proposal_ids, number, texts, strict=True)
-                    ],
-                    measured=[round(float(d), 2) if np.isfinite(d) else math.nan for d in best_d],
-                    threshold=math.nan,
-                    unit="ft",
-                    geometry=[
-                        line if line is not None else g
-                        for line, g in zip(best_line, geoms, strict=True)
-                    ],
-                )
+    roofs = proposed_roofs(ctx)
+    if len(roofs):
+        geoms = np.asarray(roofs.geometry.to_numpy(), dtype=object)
+        texts, best_d, best_line = _separation_text(ctx, geoms, of_devices=False)
+        proposal_ids = roofs["proposal_id"].astype(str).to_numpy()
+        number = roofs["number"].to_numpy()
+        cite = ctx.citation("SW208")
+        frames.append(
+            make_findings(
+                "SW208",
+                ctx.crs,
+                proposal_id=list(proposal_ids),
+                subject_id=[f"{p}:building-{n}" for p, n in zip(proposal_ids, number, strict=True)],
+                outcome=Outcome.INFO,
+                message=[
+                    f"New building {n} of {p}: {t} ({cite})."
+                    for p, n, t in zip(proposal_ids, number, texts, strict=True)
+                ],
+                measured=[round(float(d), 2) if np.isfinite(d) else math.nan for d in best_d],
+                threshold=math.nan,
+                unit="ft",
+                geometry=[
+                    line if line is not None else g
+                    for line, g in zip(best_line, geoms, strict=True)
+                ],
             )
+        )
     frames = [f for f in frames if len(f)]
     if not frames:
         return empty_findings(ctx.crs)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import geopandas as gpd
 
-from gis_sw.analysis import construction, hydrology, infiltration, permits, phasing
+from gis_sw.analysis import construction, hydrology, infiltration, maintenance, permits, phasing
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.findings import Severity
 
@@ -71,11 +71,12 @@ RULES: tuple[Rule, ...] = (
     Rule("SW203", "Device bottom 2 ft above seasonal high groundwater", HI, infiltration.check_groundwater_separation),
     Rule("SW204", "Device bottom 2 ft above bedrock", HI, infiltration.check_bedrock_separation),
     Rule("SW205", "Device 10 ft from every property line", HI, infiltration.check_property_line),
-    Rule("SW206", "Device 20 ft from a building with a habitable basement", HI, infiltration.check_habitable_basement),
+    Rule("SW206", "Device 20 ft from a building with a habitable basement or below-ground storage", HI, infiltration.check_habitable_basement),
     Rule("SW207", "Sedimentation device included", MED, infiltration.check_sedimentation_device),
     Rule("SW208", "Separation from wells, water bodies and wetlands (report)", INF, infiltration.check_separation_report),
     Rule("SW209", "Deep test holes and percolation tests logged", MED, infiltration.check_test_holes),
     Rule("SW210", "NYS DOH: surface recharge 100 ft from a water well (advisory, not Chapter 183)", ADV, infiltration.check_state_well_advisory, town_law=False),
+    Rule("SW211", "Maintenance easement, agreement, as-built plans and right of entry for devices", MED, maintenance.check_maintenance_obligations),
     # -- Phasing ----------------------------------------------------------------------------
     Rule("SW301", "Not more than five acres disturbed at any one time", HI, phasing.check_five_acre_limit),
     # -- Construction-time duties -----------------------------------------------------------

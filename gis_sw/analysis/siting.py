@@ -3,10 +3,13 @@
 For each parcel the allowed polygon is::
 
     parcel eroded by the property-line setback (10 ft, § 183-12C(2)(c)[6])
-      - 20 ft around buildings with a habitable basement ([7]; unknown basement counts as one)
-      - 50 ft around wells, wetlands and water bodies (vehicle class only, [3])
+      - 20 ft around buildings with a habitable basement or below-ground storage ([7];
+        unknown counts as one; structures of 100 sq ft or less are not buildings, § 183-6:
+        see gis_sw.analysis.buildings)
+      - 50 ft around wells, wetlands, water bodies and streams (vehicle class only, [3])
       - the part within 20 ft of a septic field that is up-gradient of it ([3]): DEM cells
-        higher than the field's lowest ground cell
+        not more than ``upgradient_flat_tolerance_ft`` below the field's lowest ground
+        cell (up-gradient, or flat within the DEM's resolution: SW201's ``review``)
       - raster cells where a device ``depth_ft`` deep would not keep 2 ft above seasonal
         high groundwater or bedrock ([4]); outside the rasters nothing is allowed
       - the footprints of buildings and septic fields themselves (no device goes inside one)
@@ -34,8 +37,12 @@ How it stays exact and fast:
   near two fields is judged against the lower (stricter) one.
 
 The up-gradient reference is the field's lowest ground cell over the whole field, which is
-at or below the low of the part within 20 ft that SW201 uses: a place the siting polygon
-allows always passes SW201 on the same DEM.
+at or below the low of the part within 20 ft that SW201 uses, and both compare ground with
+ground by the same rule (:func:`gis_sw.analysis.devices.up_gradient`): a place the siting
+polygon allows always passes SW201 on the same DEM, whatever the device's depth.
+
+An invalid parcel is repaired ring by ring first (:mod:`gis_sw.layers.repair`): a lot whose
+ring touches itself around a cut-out keeps the cut-out and its lot lines.
 """
 
 from __future__ import annotations
@@ -52,10 +59,14 @@ import shapely
 from affine import Affine
 from rasterio import features
 
+from gis_sw.analysis.buildings import BASEMENT_COLUMNS, basement_status, is_building
+from gis_sw.analysis.devices import ground_difference_ft, up_gradient
 from gis_sw.analysis.distances import grown_radius
+from gis_sw.analysis.infiltration import OPTIONAL_WATER
 from gis_sw.errors import LayerError, Problem
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.raster import RasterLayer, RasterMode
+from gis_sw.layers.repair import repair_polygons
 from gis_sw.ruleset import Ruleset
 
 log = logging.getLogger(__name__)
@@ -174,9 +185,13 @@ def _septic_parts(
     dem: RasterLayer | None,
     *,
     setback_ft: float,
+    flat_ft: float,
     quad_segs: int,
 ) -> tuple[np.ndarray, list[Note]]:
-    """Up-gradient parts of the septic fields' setback zones, plus their footprints."""
+    """Up-gradient parts of the septic fields' setback zones, plus their footprints.
+
+    Up-gradient, or flat within ``flat_ft``, as SW201 reads it: a cell whose ground is not
+    more than ``flat_ft`` below the field's lowest ground cell is taken out."""
     zones = _buffer(fields, setback_ft, quad_segs)
     if len(fields) == 0:
         return np.empty(0, dtype=object), []
@@ -219,8 +234,9 @@ def _septic_parts(
         dtype="float64",
     )
     near = ~np.isnan(threshold)
-    with np.errstate(invalid="ignore"):
-        high = near & ((np.round(ground, 2) > threshold) | np.isnan(ground))
+    # only cells SW201 would pass stay: more than the flat tolerance below the field's low
+    side = up_gradient(ground_difference_ft(ground, threshold), flat_ft)
+    high = near & ((side >= 0) | np.isnan(ground))
     cells = _polygonise(high, transform)
     if len(cells):
         tree = shapely.STRtree(zones)
@@ -391,7 +407,9 @@ def siting_by_class(
         raise ValueError(f"depth_ft = {depth_ft} should be 0 or more (feet below ground)")
     params = ruleset.devices
     parcels = _select_parcels(layers, parcel_ids)
-    lots = np.asarray(parcels.geometry.to_numpy(), dtype=object)
+    # an invalid lot (a ring touching itself around a cut-out) is repaired ring by ring
+    # before any buffer, so its cut-out keeps its lot lines (gis_sw.layers.repair)
+    lots = repair_polygons(np.asarray(parcels.geometry.to_numpy(), dtype=object))
     crs = ruleset.working_crs
     if len(lots) == 0:
         return {
@@ -419,28 +437,40 @@ def siting_by_class(
     elif len(buildings):
         near = _near(buildings.geometry.to_numpy(), lots, params.habitable_basement_ft)
         footprints = buildings.geometry.to_numpy()[near]
-        unknown = buildings["habitable_basement"].isna().to_numpy()[near]
-        counts = buildings["habitable_basement"].fillna(value=True).astype(bool).to_numpy()[near]
+        qualifies, why = basement_status(buildings[near])
+        # § 183-6: a structure of 100 sq ft or less is not a building; its footprint still
+        # holds no device, but it has no 20-ft zone
+        big = is_building(footprints, ruleset)
+        unknown = big & np.array([q is None for q in qualifies], dtype=bool)
+        counts = big & np.array([q is not False for q in qualifies], dtype=bool)
         zones = _buffer(footprints[counts], params.habitable_basement_ft, quad_segs)
-        label = f"within {params.habitable_basement_ft:g} ft of a habitable basement"
+        label = (
+            f"within {params.habitable_basement_ft:g} ft of a habitable basement or "
+            "below-ground storage"
+        )
         parts += [
             _Part(zones, label),
             # a footprint inside its own basement zone need not be subtracted again
             _Part(footprints, "a building footprint", cut=footprints[~counts]),
         ]
         if unknown.any():
+            named = {c for w in why[unknown] for c in str(w).split(" and ")}
+            missing = [c for c in BASEMENT_COLUMNS if c in named]
             note = Note(
                 f"a building within {params.habitable_basement_ft:g} ft has no "
-                "habitable_basement value and was treated as having one",
+                + " or no ".join(f"{c} value" for c in missing)
+                + " and was treated as having a habitable basement",
                 _buffer(footprints[unknown], params.habitable_basement_ft, quad_segs),
                 removes=True,
             )
             notes.append((note, False))
 
     if vehicle:
-        for kind in ("wells", "wetlands", "water_bodies"):
+        for kind in ("wells", "wetlands", "water_bodies", "streams"):
             layer = layers.get(kind)
             name = kind.replace("_", " ")
+            if layer is None and kind in OPTIONAL_WATER:
+                continue
             if layer is None:
                 text = (
                     f"no {kind} layer: the {params.vehicle_traffic_ft:g}-ft vehicle "
@@ -465,6 +495,7 @@ def siting_by_class(
             fields,
             layers.raster("dem"),
             setback_ft=params.septic_upgradient_ft,
+            flat_ft=params.upgradient_flat_tolerance_ft,
             quad_segs=quad_segs,
         )
         label = f"up-gradient within {params.septic_upgradient_ft:g} ft of a septic field"

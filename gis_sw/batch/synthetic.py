@@ -106,6 +106,8 @@ def synthetic_frames(n_parcels: int, *, seed: int = 0) -> dict[str, gpd.GeoDataF
             {
                 "building_id": [f"B{i}" for i in range(n_parcels)],
                 "habitable_basement": basement,
+                # recorded without a below-ground storage area (SW206 needs both answers)
+                "below_ground_storage": np.zeros(n_parcels, dtype=bool),
             },
             geometry=buildings,
             crs=CRS,

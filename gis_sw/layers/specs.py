@@ -90,6 +90,13 @@ TOWN_LAYERS: dict[str, LayerSpec] = {
             description="Streams, ponds and lakes as polygons.",
         ),
         LayerSpec(
+            "streams",
+            GeometryKind.LINE,
+            optional={"stream_id": "str", "name": "str"},
+            id_column="stream_id",
+            description="Streams and watercourses as centre lines; water bodies for the setbacks.",
+        ),
+        LayerSpec(
             "wells",
             GeometryKind.POINT,
             required={"well_id": "str"},
@@ -107,9 +114,12 @@ TOWN_LAYERS: dict[str, LayerSpec] = {
             "buildings",
             GeometryKind.POLYGON,
             required={"building_id": "str"},
-            optional={"habitable_basement": "bool"},
+            optional={"habitable_basement": "bool", "below_ground_storage": "bool"},
             id_column="building_id",
-            description="Building footprints; habitable_basement drives § 183-12C(2)(c)[7].",
+            description=(
+                "Building footprints; habitable_basement and below_ground_storage drive "
+                "§ 183-12C(2)(c)[7]."
+            ),
         ),
         LayerSpec(
             "impaired_waters",
@@ -190,7 +200,11 @@ PROPOSAL_LAYERS: dict[str, LayerSpec] = {
             "impervious",
             GeometryKind.POLYGON,
             required={"proposal_id": "str"},
-            optional={"surface": "str"},
+            optional={
+                "surface": "str",
+                "habitable_basement": "bool",
+                "below_ground_storage": "bool",
+            },
             description="Proposed new impervious surfaces (roof, driveway, patio, pool, road).",
         ),
         LayerSpec(

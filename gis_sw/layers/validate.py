@@ -20,6 +20,7 @@ import pandas as pd
 import shapely
 
 from gis_sw.errors import LayerError, Problem
+from gis_sw.layers.repair import repair_polygons
 from gis_sw.layers.specs import GeometryKind, LayerSpec
 from gis_sw.layers.values import parse_bool
 
@@ -278,7 +279,7 @@ def _has_m(geoms: np.ndarray) -> bool:
 def _repair(geoms: np.ndarray, kind: GeometryKind) -> np.ndarray:
     """``make_valid``; polygon layers keep only the polygonal parts of the result."""
     if kind in (GeometryKind.POLYGON, GeometryKind.POINT_OR_POLYGON):
-        fixed = shapely.make_valid(geoms, method="structure", keep_collapsed=False)
+        fixed = repair_polygons(geoms)  # ring by ring: a cut-out stays cut out
         out = np.empty(len(fixed), dtype=object)
         for i, geom in enumerate(fixed):
             polys = [p for p in shapely.get_parts(geom) if p.geom_type == "Polygon"]

@@ -192,7 +192,7 @@ def build_cases(town: SampleTown) -> SampleProposals:
                 "proposal_id": pid,
                 "device_type": kind,
                 "serves_vehicle_traffic": kw.get("vehicle", False),
-                "bottom_elevation_ft": np.nan,
+                "bottom_elevation_ft": kw.get("bottom", np.nan),
                 "depth_ft": kw.get("depth", DEVICE_DEPTH_FT),
                 "has_sedimentation_device": kw.get("sedimentation", True),
                 "test_hole_logged": kw.get("test_hole", True),
@@ -402,11 +402,17 @@ def build_cases(town: SampleTown) -> SampleProposals:
     start, end = date(2027, 4, 5), date(2027, 11, 19)
     proposal(pid, "New single-family house", "single_family", 650_000, start, end)
     disturb(pid, lot.box(cx - 40, cx + 40, 0.0, 110.0), start, end)
-    imperv.append({"proposal_id": pid, "surface": "roof",
+    # a slab-on-grade house: its drywell is 15.81 ft from the roof's corner, allowed only
+    # because the roof says no habitable basement and no below-ground storage (SW206)
+    imperv.append({"proposal_id": pid, "surface": "roof", "habitable_basement": False,
+                   "below_ground_storage": False,
                    "geometry": lot.box(cx - 25, cx + 25, 40.0, 80.0)})  # fmt: skip
     imperv.append({"proposal_id": pid, "surface": "driveway",
                    "geometry": lot.box(cx - 23, cx - 11, 0.0, 40.0)})  # fmt: skip
     device(pid, "D15-roof", lot.point(cx + 30, 95.0), "drywell")
+    expect(pid, "SW206", "D15-roof", "pass",
+           "15.81 ft from its own new roof, which has no habitable basement and no "
+           "below-ground storage")  # fmt: skip
     expect(pid, "SW101", "", "required", "8,800 sq ft reaches 250 sq ft")
     expect(
         pid,
@@ -476,10 +482,79 @@ def build_cases(town: SampleTown) -> SampleProposals:
            )  # fmt: skip
     expect(pid, "SW101", "", "required", "2,000 sq ft reaches 250 sq ft")
 
+    _up_gradient_both_ways(town, proposal, disturb, device, expect)
+    _device_near_new_roof(town, proposal, disturb, device, expect, imperv)
+
+    impervious = gpd.GeoDataFrame(imperv, geometry="geometry", crs=crs)
+    for column in ("habitable_basement", "below_ground_storage"):
+        impervious[column] = impervious[column].astype("boolean")
     return SampleProposals(
         disturbance=gpd.GeoDataFrame(dist, geometry="geometry", crs=crs),
         devices=gpd.GeoDataFrame(devs, geometry="geometry", crs=crs),
-        impervious=gpd.GeoDataFrame(imperv, geometry="geometry", crs=crs),
+        impervious=impervious,
         attributes=pd.DataFrame(attrs),
         expected=pd.DataFrame(expected, columns=list(EXPECTED_COLUMNS)),
     )
+
+
+def _up_gradient_both_ways(
+    town: SampleTown, proposal: Any, disturb: Any, device: Any, expect: Any
+) -> None:
+    """P17: two drywells 15 ft up-gradient of a septic field, one given by its bottom
+    elevation (6 ft below its ground, so below the field's ground too), one by its depth
+    (6 ft): up-gradient compares ground with ground, so both fail (issue 13 item 1)."""
+    spring, summer = date(2027, 5, 3), date(2027, 7, 30)
+    pid = "P17-upgradient-both-ways"
+    lot = _Lot(town, "P17")
+    x0, x1 = float(lot.row["septic_x0"]), float(lot.row["septic_x1"])
+    d1 = float(lot.row["septic_d1"])
+    field = lot.box(x0, x1, float(lot.row["septic_d0"]), d1)
+    dem = town.rasters["dem"]
+    proposal(pid, "Two drywells above a septic field", "single_family", 11_000, spring, summer)
+    for did, x, how in (
+        ("D17-bottom", x0 + 10.0, "bottom"),
+        ("D17-depth", x1 - 10.0, "depth"),
+    ):
+        pt = lot.point(x, d1 + 15.0)
+        ground = _raster_at(town, "dem", pt)
+        low = float(dem.cells_under(shapely.intersection(field, pt.buffer(20.0, 64))).min())
+        if how == "bottom":
+            bottom = round(ground - 6.0, 2)
+            device(pid, did, pt, "drywell", depth=np.nan, bottom=bottom)
+            given = f"bottom_elevation_ft {bottom:.2f} (below the field's ground)"
+        else:
+            device(pid, did, pt, "drywell", depth=6.0)
+            given = "depth_ft 6.0"
+        disturb(pid, _square(pt), spring, summer)
+        expect(pid, "SW201", did, "fail",
+               f"{given}; 15.00 ft from the field; ground {ground:.2f} ft is "
+               f"{ground - low:.2f} ft above the field's lowest ground {low:.2f} ft within "
+               "20 ft (more than 0.33 ft)")  # fmt: skip
+
+
+def _device_near_new_roof(  # noqa: PLR0917
+    town: SampleTown,
+    proposal: Any,
+    disturb: Any,
+    device: Any,
+    expect: Any,
+    imperv: list[dict[str, object]],
+) -> None:
+    """P18: a new house on a vacant lot, its roof with no basement attributes, drywells
+    10.00 ft and 20.00 ft behind it (issue 13 item 2)."""
+    start, end = date(2027, 4, 5), date(2027, 11, 19)
+    pid = "P18-new-roof-basement-unknown"
+    lot = _Lot(town, "P18")
+    cx = (lot.x0 + lot.x1) / 2
+    proposal(pid, "New house, basement not stated", "single_family", 540_000, start, end)
+    disturb(pid, lot.box(cx - 30, cx + 30, 30.0, 100.0), start, end)
+    imperv.append({"proposal_id": pid, "surface": "roof",
+                   "geometry": lot.box(cx - 20, cx + 20, 40.0, 70.0)})  # fmt: skip
+    for did, d, outcome, note in (
+        ("D18-10ft", 80.0, "review",
+         ("10.00 ft behind the new 1,200 sq ft roof, whose habitable_basement and "
+          "below_ground_storage are not given")),
+        ("D18-20ft", 90.0, "pass", "20.00 ft behind the new roof: the 20 ft minimum is met"),
+    ):  # fmt: skip
+        device(pid, did, lot.point(cx, d), "drywell")
+        expect(pid, "SW206", did, outcome, note)

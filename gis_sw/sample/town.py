@@ -60,6 +60,8 @@ CASE_LOTS: dict[str, str] = {
     "P14": "4.0-2-2",
     "P15": "6.0-1-4",
     "P16": "3.0-2-6",
+    "P17": "5.1-1-5",
+    "P18": "3.1-1-8",
 }
 """Parcel each named sample case stands on (all in the first cycle of bands)."""
 
@@ -72,6 +74,7 @@ FIXED_LOTS: dict[str, tuple[bool, bool | None]] = {
     CASE_LOTS["P13"]: (True, True),
     CASE_LOTS["P15"]: (False, None),
     CASE_LOTS["P16"]: (True, None),
+    CASE_LOTS["P18"]: (False, None),
 }
 """Parcel id to (built, habitable_basement) for the lots the cases need."""
 
@@ -298,11 +301,15 @@ def build_town(*, parcels: int, seed: int, cell_size_ft: float | None = None) ->
         built, built["house_x0"], built["house_x1"], built["house_d0"], built["house_d1"]
     )
     basement = pd.array([None if b < 0 else bool(b) for b in built["basement"]], dtype="boolean")
+    # a house whose basement is recorded has no separate below-ground storage area; where
+    # the basement is unknown, so is the storage (SW206 needs both answers)
+    storage = pd.array([None if b < 0 else False for b in built["basement"]], dtype="boolean")
     vectors["buildings"] = _frame(
         {
             "building_id": ("B" + built["parcel_id"]).to_numpy(dtype=object),
             "parcel_id": built["parcel_id"].to_numpy(dtype=object),
             "habitable_basement": basement,
+            "below_ground_storage": storage,
             "geometry": houses,
         },
         crs,

@@ -1,0 +1,74 @@
+"""SW211: the maintenance obligations a proposal's stormwater facilities bring with them.
+
+A proposal with at least one infiltration device (a stormwater management facility or
+practice) takes on, whatever else the screening finds:
+
+- § 183-9B: a maintenance easement agreement, binding on every later owner and recorded with
+  the County Clerk, before any approval that has the facility as a requirement;
+- § 183-9D: a formal maintenance agreement approved by the Town and recorded as a deed
+  restriction before final plan approval (or the facility's dedication to the Town);
+- § 183-10B: as-built plans of every practice, certified by a professional engineer, after
+  final construction;
+- § 183-10E: the landowner's grant of right of entry to the Town for inspection.
+
+One ``required`` finding per proposal with devices lists the devices and the obligations.
+The obligations' wording and section letters are ``ruleset.devices.maintenance_obligations``
+(the law's text is checked there, not here); a ruleset that lists none gives ``review``
+rather than an empty obligation.  ``measured`` is the number of devices.
+"""
+
+from __future__ import annotations
+
+import geopandas as gpd
+import shapely
+
+from gis_sw.analysis.context import CheckContext
+from gis_sw.analysis.findings import Outcome, empty_findings, make_findings
+
+
+def check_maintenance_obligations(ctx: CheckContext) -> gpd.GeoDataFrame:
+    """SW211: one ``required`` finding per proposal with devices, listing them."""
+    devices = ctx.proposals.devices
+    if len(devices) == 0:
+        return empty_findings(ctx.crs)
+    obligations = ctx.ruleset.devices.maintenance_obligations
+    cite = ctx.citation("SW211")
+    frame = gpd.GeoDataFrame(
+        {
+            "proposal_id": devices["proposal_id"].astype(str).to_numpy(),
+            "device_id": devices["device_id"].astype(str).to_numpy(),
+        },
+        geometry=devices.geometry.to_numpy(),
+        crs=ctx.crs,
+    ).sort_values(["proposal_id", "device_id"], kind="stable")
+    groups = frame.groupby("proposal_id", sort=True)
+    pids = list(groups.groups)
+    listed = groups["device_id"].agg(", ".join).reindex(pids).to_numpy()
+    counts = groups.size().reindex(pids).to_numpy(dtype="float64")
+    shapes = groups.geometry.agg(lambda g: shapely.union_all(g.to_numpy())).reindex(pids)
+    messages = []
+    for pid, ids, n in zip(pids, listed, counts, strict=True):
+        noun, verb = ("device", "brings") if n == 1 else ("devices", "bring")
+        if obligations:
+            messages.append(
+                f"{pid} proposes {n:.0f} stormwater {noun} ({ids}), which {verb} maintenance "
+                f"obligations: {'; '.join(obligations)} ({cite})."
+            )
+        else:
+            messages.append(
+                f"{pid} proposes {n:.0f} stormwater {noun} ({ids}); the ruleset lists no "
+                f"maintenance obligations (devices.maintenance_obligations) to state ({cite})."
+            )
+    outcome = Outcome.REQUIRED if obligations else Outcome.REVIEW
+    return make_findings(
+        "SW211",
+        ctx.crs,
+        proposal_id=pids,
+        subject_id=pids,
+        outcome=outcome,
+        message=messages,
+        measured=counts,
+        threshold=float("nan"),
+        unit="devices",
+        geometry=list(shapes),
+    )
