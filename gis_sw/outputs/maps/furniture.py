@@ -217,6 +217,8 @@ class TitleBlock:
     scale: str
     sheet: str
     counts: str
+    addresses: Sequence[str] = ()
+    """``address, owner`` of each parcel (the parcels layer's ``address`` and ``owner``)."""
 
 
 def _id_list(values: Sequence[str], limit: int = 10) -> str:
@@ -233,6 +235,7 @@ def title_lines(block: TitleBlock) -> list[str]:
     return [
         f"Proposal: {block.proposal}",
         f"Parcels: {_id_list(list(block.parcels))}",
+        *([f"Address, owner: {'; '.join(block.addresses[:3])}"] if block.addresses else []),
         f"Zones: {_id_list(list(block.zones))}",
         f"Ruleset: {block.ruleset}, version {block.ruleset_version}",
         f"Law: {block.law}",

@@ -1,10 +1,11 @@
 """Short finding labels (``SW205 9.0 ft < 10 ft``) and their placement without overlaps.
 
-Placement is greedy, most important first (fail before review): each label tries positions
-around its anchor, nearest first, and keeps the first whose box stays inside the map frame and
-overlaps no label already placed and no other finding's anchor.  A label that fits nowhere is
-placed at its first position anyway (overlap where unavoidable beats a missing label), and
-counted in :attr:`Placement.overlapping`.
+Placement is greedy, most important first (fail, then review, then required): each label tries
+positions around its anchor, nearest first and out to a leader line of 150 pt, and keeps the
+first whose box stays inside the map frame and overlaps no label already placed, no other
+finding's anchor and no box the caller asks it to avoid (match-line tabs, zone names).  A label
+that fits nowhere is not drawn over another: it is returned in :attr:`Placement.unplaced`, and
+the sheet lists it in its side panel, so every label is readable and none is cut by the frame.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ _OFFSETS_PT: tuple[tuple[float, float], ...] = (
     (1.4, 0),
     (-1.4, 0),
 )
-_RINGS_PT: tuple[float, ...] = (7.0, 20.0, 36.0, 56.0)
+_RINGS_PT: tuple[float, ...] = (7.0, 20.0, 36.0, 56.0, 80.0, 110.0, 150.0)
 
 
 def _number(value: float, unit: str, *, threshold: bool) -> str:
@@ -123,6 +124,8 @@ class Placement:
 
     texts: dict[str, Annotation] = field(default_factory=dict)
     overlapping: int = 0
+    boxes: list[Bbox] = field(default_factory=list)
+    unplaced: list[LabelItem] = field(default_factory=list)
 
 
 def _text_style(item: LabelItem, fontsize: float) -> dict[str, Any]:
@@ -158,16 +161,17 @@ def place_labels(
     *,
     renderer: RendererBase,
     fontsize: float = 7.0,
+    avoid: Sequence[Bbox] = (),
 ) -> Placement:
-    """Draw each label next to its anchor, avoiding other labels and anchors where possible.
+    """Draw each label next to its anchor, away from other labels, anchors and ``avoid``.
 
     Items whose anchor lies outside the axes' view are skipped.
 
     Returns
     -------
     Placement
-        The annotation of each placed item by ``key`` (or text) and the count of labels
-        that had to overlap.
+        The annotation and display box of each placed item (by ``key`` or text), and the
+        items that found no free place inside the frame (not drawn).
     """
     frame = ax.get_window_extent(renderer)
     to_display = ax.transData
@@ -178,7 +182,7 @@ def place_labels(
     anchors = to_display.transform(np.asarray([i.xy for i in visible]).reshape(-1, 2))
     dpi_scale = float(np.asarray(renderer.points_to_pixels(1.0)))
     pad = 2.5 * dpi_scale  # the white box drawn around the text
-    placed: list[Bbox] = []
+    placed: list[Bbox] = list(avoid)
     result = Placement()
     for number, item in enumerate(visible):
         annotation = ax.annotate(
@@ -198,8 +202,6 @@ def place_labels(
             if j != number
         ]
         chosen: tuple[float, float, Any, Any] | None = None
-        first: tuple[float, float, Any, Any] | None = None
-        first_inside: tuple[float, float, Any, Any] | None = None  # inside, but overlapping
         for ring in _RINGS_PT:
             for ux, uy in _OFFSETS_PT:
                 dx, dy = ux * ring, uy * ring
@@ -210,28 +212,24 @@ def place_labels(
                 annotation.set_verticalalignment(va)
                 box = annotation.get_window_extent(renderer).padded(pad)
                 candidate = (dx, dy, ha, va)
-                if first is None:
-                    first = candidate
                 inside = (
                     box.x0 >= frame.x0
                     and box.x1 <= frame.x1
                     and box.y0 >= frame.y0
                     and box.y1 <= frame.y1
                 )
-                if inside and first_inside is None:
-                    first_inside = candidate
                 if inside and not _overlaps(box, placed) and not _overlaps(box, blockers):
                     chosen = candidate
                     break
             if chosen is not None:
                 break
-        if chosen is None:
-            # no free place: overlapping inside the frame beats being cut off at its edge
-            result.overlapping += 1
-            chosen = first_inside or first
-        assert chosen is not None
-        dx, dy, ha, va = chosen
         annotation.remove()
+        if chosen is None:
+            # no free place: listed beside the map rather than drawn over another label
+            result.overlapping += 1
+            result.unplaced.append(item)
+            continue
+        dx, dy, ha, va = chosen
         arrow = (
             {"arrowstyle": "-", "color": item.colour, "lw": 0.7, "shrinkA": 0, "shrinkB": 2}
             if math.hypot(dx, dy) > 12
@@ -248,6 +246,8 @@ def place_labels(
             annotation_clip=False,
             **_text_style(item, fontsize),
         )
-        placed.append(text_box(annotation, renderer).padded(pad))
+        box = text_box(annotation, renderer).padded(pad)
+        placed.append(box)
+        result.boxes.append(box)
         result.texts[item.key or item.text] = annotation
     return result

@@ -116,19 +116,28 @@ def site_geometry(site: SiteData) -> shapely.Geometry:
 
 def _facts(
     site_geom: shapely.Geometry, layers: LayerSet, ruleset: Ruleset
-) -> tuple[list[str], list[str]]:
+) -> tuple[list[str], list[str], list[str]]:
+    """Parcels, zones and ``address, owner`` lines under the site."""
     parcels_touched: list[str] = []
     zones_touched: list[str] = []
+    addresses: list[str] = []
     parcels = layers.get("parcels")
     if parcels is not None and len(parcels):
         hits = parcels.sindex.query(site_geom, predicate="intersects")
-        parcels_touched = sorted({str(p) for p in parcels.iloc[hits]["parcel_id"]})
+        rows = parcels.iloc[hits].sort_values("parcel_id")
+        parcels_touched = sorted({str(p) for p in rows["parcel_id"]})
+        for rec in rows.drop(columns="geometry").to_dict("records"):
+            words = [
+                str(rec[c]) for c in ("address", "owner") if isinstance(rec.get(c), str) and rec[c]
+            ]
+            if words:
+                addresses.append(", ".join(words))
     zoning = layers.get("zoning")
     column = ruleset.zones.zone_column
     if zoning is not None and len(zoning) and column in zoning.columns:
         hits = zoning.sindex.query(site_geom, predicate="intersects")
         zones_touched = sorted({str(z) for z in zoning.iloc[hits][column].dropna()})
-    return parcels_touched, zones_touched
+    return parcels_touched, zones_touched, list(dict.fromkeys(addresses))
 
 
 def _counts(findings: gpd.GeoDataFrame) -> str:
@@ -161,6 +170,7 @@ class _Page:
         self.unplaced, self.basemap, self.site_bounds = unplaced, basemap, site_bounds
 
     def render(self) -> Figure:
+        """Draw the page; the figure is also kept in ``self.figure``."""
         sheet: SheetSize = self.plan.sheet
         fig = Figure(figsize=(sheet.width_in, sheet.height_in), dpi=100)
         FigureCanvasAgg(fig)
@@ -184,21 +194,28 @@ class _Page:
         handles += draw_proposal(ax, self.site, self.ruleset, bounds)
         handles += draw_findings(ax, self.site.findings, bounds)
         renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+        self.label_boxes: list[Any] = []
+        self.avoided: list[Any] = []
         if self.view.label == "key":
             self._draw_tiles(ax)
         else:
-            if self.plan.is_book:
-                self._match_lines(ax)
+            tabs = self._match_lines(ax) if self.plan.is_book else []
+            zone_names = [t for t in ax.texts if t.get_gid() == "zone-label"]
+            self.avoided = [t.get_window_extent(renderer).padded(2.0) for t in tabs + zone_names]
             items, _ = finding_items(self.site.findings)
             devices = in_view(self.site.devices, bounds)
             if devices is not None:
                 items += device_label_items(devices)
-            place_labels(ax, items, renderer=renderer)
+            placement = place_labels(ax, items, renderer=renderer, avoid=self.avoided)
+            self.label_boxes = placement.boxes
+            self.unplaced = [*self.unplaced, *(i.text for i in placement.unplaced)]
         self._panel(fig, handles)
+        self.figure = fig
         return fig
 
-    def _match_lines(self, ax: Any) -> None:
-        """On a map-book sheet, name the sheet that continues past each edge."""
+    def _match_lines(self, ax: Any) -> list[Any]:
+        """On a map-book sheet, name the sheet that continues past each edge; the tabs."""
+        tabs: list[Any] = []
         x0, y0, x1, y1 = self.view.bounds
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
         box = {"fc": "white", "ec": "black", "lw": 0.6, "boxstyle": "round,pad=0.25"}
@@ -206,35 +223,53 @@ class _Page:
             ox0, oy0, ox1, oy1 = other.bounds
             text = f"See sheet {other.label}"
             if math.isclose(ox0, x1) and math.isclose(oy0, y0):
-                ax.text(
-                    x1,
-                    cy,
-                    text + " →",
-                    ha="right",
-                    va="center",
-                    rotation=90,
-                    fontsize=8,
-                    zorder=7,
-                    bbox=box,
+                tabs.append(
+                    ax.text(
+                        x1,
+                        cy,
+                        text + " →",
+                        ha="right",
+                        va="center",
+                        rotation=90,
+                        fontsize=8,
+                        zorder=7,
+                        bbox=box,
+                    )
                 )
             elif math.isclose(ox1, x0) and math.isclose(oy0, y0):
-                ax.text(
-                    x0,
-                    cy,
-                    "← " + text,
-                    ha="left",
-                    va="center",
-                    rotation=90,
-                    fontsize=8,
-                    zorder=7,
-                    bbox=box,
+                tabs.append(
+                    ax.text(
+                        x0,
+                        cy,
+                        "← " + text,
+                        ha="left",
+                        va="center",
+                        rotation=90,
+                        fontsize=8,
+                        zorder=7,
+                        bbox=box,
+                    )
                 )
             elif math.isclose(oy0, y1) and math.isclose(ox0, x0):
-                ax.text(cx, y1, text + " ↑", ha="center", va="top", fontsize=8, zorder=7, bbox=box)
-            elif math.isclose(oy1, y0) and math.isclose(ox0, x0):
-                ax.text(
-                    cx, y0, text + " ↓", ha="center", va="bottom", fontsize=8, zorder=7, bbox=box
+                tabs.append(
+                    ax.text(
+                        cx, y1, text + " ↑", ha="center", va="top", fontsize=8, zorder=7, bbox=box
+                    )
                 )
+            elif math.isclose(oy1, y0) and math.isclose(ox0, x0):
+                tabs.append(
+                    ax.text(
+                        cx,
+                        y0,
+                        text + " ↓",
+                        ha="center",
+                        va="bottom",
+                        fontsize=8,
+                        zorder=7,
+                        bbox=box,
+                    )
+                )
+        return tabs
 
     def _draw_tiles(self, ax: Any) -> None:
         for view in self.plan.views:
@@ -431,7 +466,12 @@ def _plan(
     geom = site_geometry(site)
     if geom is None or shapely.is_empty(geom):
         return None
-    reach = shapely.buffer(geom, 25.0)
+    # a map-book page is kept only when it shows some of the proposal's own work
+    work = [*site.disturbance.geometry.to_numpy(), *site.devices.geometry.to_numpy()]
+    if site.impervious is not None:
+        work.extend(site.impervious.geometry.to_numpy())
+    own = shapely.union_all(np.asarray([g for g in work if g is not None], dtype=object))
+    reach = shapely.buffer(geom if shapely.is_empty(own) else own, 25.0)
 
     def holds_site(tile: tuple[float, float, float, float]) -> bool:
         return bool(shapely.intersects(shapely.box(*tile), reach))
@@ -495,57 +535,20 @@ def _write_proposal(
     for paths in targets.values():
         for path in paths:
             check_writable(path, overwrite=overwrite)
-    core = shapely.union_all(
-        np.asarray([*site.disturbance.geometry, *site.devices.geometry], dtype=object)
+    pages = _render_pages(
+        proposal_id,
+        site=site,
+        plan=plan,
+        geom=geom,
+        bounds=bounds,
+        layers=layers,
+        proposals=proposals,
+        ruleset=ruleset,
+        size=size,
+        basemap=basemap,
+        date_text=date_text,
     )
-    parcels, zones = _facts(geom if shapely.is_empty(core) else core, layers, ruleset)
-    items, unplaced = finding_items(site.findings)
-    views = plan.views
-    seen = {
-        item.key
-        for item in items
-        if any(
-            v.bounds[0] <= item.xy[0] <= v.bounds[2] and v.bounds[1] <= item.xy[1] <= v.bounds[3]
-            for v in views
-        )
-    }
-    unplaced += [f"{i.text} (outside the sheets)" for i in items if i.key not in seen]
-    name = proposals.attributes["name"].get(proposal_id) if len(proposals.attributes) else None
-    title_proposal = proposal_id + (f" ({name})" if isinstance(name, str) and name else "")
-    pages = plan.pages
-    figures: list[Figure] = []
-    for number, view in enumerate(pages, start=1):
-        if view.label == "key":
-            sheet_text = f"Key map, page 1 of {len(pages)}"
-        elif plan.is_book:
-            sheet_text = f"Sheet {view.label} of {len(views)} (page {number} of {len(pages)})"
-        else:
-            sheet_text = "Sheet 1 of 1"
-        title = furniture.TitleBlock(
-            proposal=title_proposal,
-            parcels=parcels,
-            zones=zones,
-            ruleset=ruleset.name,
-            ruleset_version=ruleset.version,
-            law=ruleset.title,
-            run_date=date_text,
-            scale=f"Scale {scale_text(view.scale_ft_per_in)}",
-            sheet=f"{sheet_text}, {size.title}",
-            counts=_counts(site.findings),
-        )
-        page = _Page(
-            plan=plan,
-            view=view,
-            number=number,
-            site=site,
-            layers=layers,
-            ruleset=ruleset,
-            title=title,
-            unplaced=unplaced,
-            basemap=basemap,
-            site_bounds=bounds,
-        )
-        figures.append(page.render())
+    figures = [page.figure for page in pages]
     written: list[Path] = []
     if "pdf" in targets:
         target = targets["pdf"][0]
@@ -564,6 +567,114 @@ def _write_proposal(
         "proposal %s: %d page(s) at %s",
         proposal_id,
         len(pages),
-        scale_text(views[0].scale_ft_per_in) if views else "?",
+        scale_text(plan.views[0].scale_ft_per_in) if plan.views else "?",
     )
     return written
+
+
+def _render_pages(
+    proposal_id: str,
+    *,
+    site: SiteData,
+    plan: SheetPlan,
+    geom: Any,
+    bounds: tuple[float, float, float, float],
+    layers: LayerSet,
+    proposals: Proposals,
+    ruleset: Ruleset,
+    size: SheetSize,
+    basemap: str | Path | None,
+    date_text: str,
+) -> list[_Page]:
+    """Every page of one proposal, drawn (each page's figure in ``.figure``)."""
+    core = shapely.union_all(
+        np.asarray([*site.disturbance.geometry, *site.devices.geometry], dtype=object)
+    )
+    parcels, zones, addresses = _facts(geom if shapely.is_empty(core) else core, layers, ruleset)
+    items, unplaced = finding_items(site.findings)
+    views = plan.views
+    seen = {
+        item.key
+        for item in items
+        if any(
+            v.bounds[0] <= item.xy[0] <= v.bounds[2] and v.bounds[1] <= item.xy[1] <= v.bounds[3]
+            for v in views
+        )
+    }
+    unplaced += [f"{i.text} (outside the sheets)" for i in items if i.key not in seen]
+    name = proposals.attributes["name"].get(proposal_id) if len(proposals.attributes) else None
+    title_proposal = proposal_id + (f" ({name})" if isinstance(name, str) and name else "")
+    pages = plan.pages
+    rendered: list[_Page] = []
+    for number, view in enumerate(pages, start=1):
+        if view.label == "key":
+            sheet_text = f"Key map, page 1 of {len(pages)}"
+        elif plan.is_book:
+            sheet_text = f"Sheet {view.label} of {len(views)} (page {number} of {len(pages)})"
+        else:
+            sheet_text = "Sheet 1 of 1"
+        title = furniture.TitleBlock(
+            proposal=title_proposal,
+            parcels=parcels,
+            zones=zones,
+            ruleset=ruleset.name,
+            ruleset_version=ruleset.version,
+            law=ruleset.title,
+            run_date=date_text,
+            scale=f"Scale {scale_text(view.scale_ft_per_in)}",
+            sheet=f"{sheet_text}, {size.title}",
+            counts=_counts(site.findings),
+            addresses=addresses,
+        )
+        page = _Page(
+            plan=plan,
+            view=view,
+            number=number,
+            site=site,
+            layers=layers,
+            ruleset=ruleset,
+            title=title,
+            unplaced=unplaced,
+            basemap=basemap,
+            site_bounds=bounds,
+        )
+        page.render()
+        rendered.append(page)
+    return rendered
+
+
+def render_pages(
+    proposal_id: str,
+    *,
+    layers: LayerSet,
+    proposals: Proposals,
+    findings: gpd.GeoDataFrame,
+    ruleset: Ruleset,
+    sheet: str = "ansi_b",
+    siting: gpd.GeoDataFrame | gpd.GeoSeries | None = None,
+    scale_ft_per_in: float | None = None,
+    run_date: dt.date | None = None,
+) -> list[_Page]:
+    """The drawn pages of one proposal without writing them (for checks of what a sheet
+    shows: its figure, label boxes and the boxes labels avoided)."""
+    size = sheet_size(sheet)
+    site = _site_data(proposal_id, proposals, findings, siting)
+    planned = _plan(site, size, scale_ft_per_in)
+    if planned is None:
+        return []
+    plan, geom, bounds = planned
+    date_text = (run_date or dt.datetime.now(tz=dt.UTC).date()).isoformat()
+    with mpl.rc_context(_RC):
+        return _render_pages(
+            proposal_id,
+            site=site,
+            plan=plan,
+            geom=geom,
+            bounds=bounds,
+            layers=layers,
+            proposals=proposals,
+            ruleset=ruleset,
+            size=size,
+            basemap=None,
+            date_text=date_text,
+        )

@@ -37,7 +37,25 @@ from gis_sw.ruleset import Ruleset
 log = logging.getLogger(__name__)
 
 HIGHLIGHT_OUTCOMES = ("fail", "review")
-"""Findings drawn and labelled on the sheets."""
+"""Findings drawn and labelled on the sheets in their outcome's style."""
+
+LABELLED_REQUIRED = ("SW101", "SW102", "SW103", "SW106")
+"""Rules whose ``required`` findings carry the answer on the sheet (the permit and its area,
+the R-10 part, the SWPPP, every wetland, band, water or floodplain overlap with its area)."""
+
+RUNOFF_RULES = ("SW501", "SW502", "SW503", "SW504")
+"""Runoff findings: drawn on their drainage area in a style of their own, never as the limit
+of disturbance's outline."""
+
+
+def _is_runoff(rule_ids: Any) -> np.ndarray:
+    return np.isin(np.asarray(rule_ids, dtype=object).astype(str), RUNOFF_RULES)
+
+
+def _shown_required(findings: gpd.GeoDataFrame) -> np.ndarray:
+    return (findings["outcome"].to_numpy() == "required") & np.isin(
+        findings["rule_id"].astype(str).to_numpy(), LABELLED_REQUIRED
+    )
 
 
 @dataclass(slots=True)
@@ -212,13 +230,27 @@ def _away_from_site(poly: shapely.Polygon, bounds: tuple[float, ...]) -> tuple[f
     return (float(xs[best]), float(ys[best]))
 
 
+def _inside_frame(ax: Axes, text: Any) -> None:
+    """Move ``text`` (centred on its position) so its box lies inside the map frame."""
+    renderer = ax.figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    box, frame = text.get_window_extent(renderer), ax.get_window_extent(renderer)
+    margin = 3.0
+    shift_x = max(frame.x0 + margin - box.x0, 0.0) + min(frame.x1 - margin - box.x1, 0.0)
+    shift_y = max(frame.y0 + margin - box.y0, 0.0) + min(frame.y1 - margin - box.y1, 0.0)
+    if shift_x or shift_y:
+        x, y = ax.transData.transform(text.get_position())
+        text.set_position(ax.transData.inverted().transform((x + shift_x, y + shift_y)))
+
+
 def _label_zones_in_view(
     ax: Axes, zoning: gpd.GeoDataFrame, zone_col: str, bounds: tuple[float, ...]
-) -> None:
+) -> list[Any]:
+    """Name each zone that fills enough of the view, inside the frame; the texts drawn."""
     clipped = np.asarray(shapely.intersection(zoning.geometry.to_numpy(), _box(bounds)))
     polys, index = polygon_parts(clipped)
+    texts: list[Any] = []
     if len(polys) == 0:
-        return
+        return texts
     view_area = (bounds[2] - bounds[0]) * (bounds[3] - bounds[1])
     zones = zoning[zone_col].astype(str).to_numpy()[index]
     areas = shapely.area(polys)
@@ -228,7 +260,7 @@ def _label_zones_in_view(
         if areas[best] < 0.02 * view_area:
             continue
         x, y = _away_from_site(polys[best], bounds)
-        ax.text(
+        text = ax.text(
             x,
             y,
             f"ZONE {zone}",
@@ -240,7 +272,11 @@ def _label_zones_in_view(
             fontweight="bold",
             zorder=1.3,
             clip_on=True,
+            gid="zone-label",
         )
+        _inside_frame(ax, text)
+        texts.append(text)
+    return texts
 
 
 def device_rings(ruleset: Ruleset, devices: gpd.GeoDataFrame) -> list[tuple[float, str, str, Any]]:
@@ -322,7 +358,8 @@ def finding_items(findings: gpd.GeoDataFrame) -> tuple[list[LabelItem], list[str
     items: list[LabelItem] = []
     unplaced: list[str] = []
     for row in findings.itertuples(index=False):
-        if row.outcome not in HIGHLIGHT_OUTCOMES:
+        required = row.outcome == "required" and str(row.rule_id) in LABELLED_REQUIRED
+        if row.outcome not in HIGHLIGHT_OUTCOMES and not required:
             continue
         text = finding_label(
             str(row.rule_id), str(row.outcome), row.measured, row.threshold, str(row.unit or "")
@@ -338,9 +375,10 @@ def finding_items(findings: gpd.GeoDataFrame) -> tuple[list[LabelItem], list[str
             grey = STYLES["finding_waived"].edgecolor
             items.append(LabelItem(text, xy, grey, 2, key))
             continue
-        colour = STYLES[f"finding_{row.outcome}"].edgecolor
-        priority = 0 if row.outcome == "fail" else 1
-        items.append(LabelItem(text, xy, colour, priority, key))
+        runoff = str(row.rule_id) in RUNOFF_RULES
+        colour = STYLES["finding_runoff" if runoff else f"finding_{row.outcome}"].edgecolor
+        priority = {"fail": 0, "review": 1}.get(str(row.outcome), 2)
+        items.append(LabelItem(text, xy, colour, priority + (1 if runoff else 0), key))
     return items, unplaced
 
 
@@ -356,15 +394,22 @@ def _waived_mask(findings: gpd.GeoDataFrame) -> np.ndarray:
 
 
 def draw_findings(ax: Axes, findings: gpd.GeoDataFrame, bounds: tuple[float, ...]) -> list[Any]:
-    """Highlight every fail and review finding's geometry (waived ones in grey)."""
+    """Highlight every fail and review finding's geometry (waived ones in grey), the required
+    findings of :data:`LABELLED_REQUIRED`, and runoff findings on their drainage area."""
     handles: list[Any] = []
     waived = _waived_mask(findings)
-    for outcome in (*HIGHLIGHT_OUTCOMES, "waived"):
+    runoff = _is_runoff(findings["rule_id"]) if len(findings) else np.zeros(0, dtype=bool)
+    highlighted = findings["outcome"].isin(HIGHLIGHT_OUTCOMES).to_numpy()
+    for outcome in (*HIGHLIGHT_OUTCOMES, "required", "runoff", "waived"):
         style: LayerStyle = STYLES[f"finding_{outcome}"]
         if outcome == "waived":
-            rows = findings[waived & findings["outcome"].isin(HIGHLIGHT_OUTCOMES).to_numpy()]
+            rows = findings[waived & highlighted]
+        elif outcome == "runoff":
+            rows = findings[runoff & highlighted & ~waived]
+        elif outcome == "required":
+            rows = findings[_shown_required(findings) & ~waived]
         else:
-            rows = findings[(findings["outcome"] == outcome).to_numpy() & ~waived]
+            rows = findings[(findings["outcome"] == outcome).to_numpy() & ~waived & ~runoff]
         rows = rows[~(rows.geometry.isna() | rows.geometry.is_empty)]
         rows = in_view(gpd.GeoDataFrame(rows, geometry="geometry"), bounds)
         if rows is None:

@@ -95,6 +95,12 @@ STYLES: dict[str, LayerStyle] = {
     "finding_review": LayerStyle(
         "Finding: review", "none", "#e66101", 2.0, "", (0, (3, 1.5)), 1.0, 3.9
     ),
+    "finding_required": LayerStyle(
+        "Finding: required (what the law asks)", "none", "#5e3c99", 1.6, "", "-", 1.0, 3.7
+    ),
+    "finding_runoff": LayerStyle(
+        "Runoff finding: its drainage area", "none", "#1f78b4", 1.0, "", (0, (1, 2)), 1.0, 3.6
+    ),
     "finding_waived": LayerStyle(
         "Finding: waived (reviewed exception)", "none", "#737373", 1.6, "", (0, (1, 1.5)), 1.0, 3.8
     ),
