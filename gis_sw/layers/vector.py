@@ -67,6 +67,8 @@ def crs_text(crs: CRS | None) -> str:
     """``EPSG:2260`` when the CRS has an authority code, else its name."""
     if crs is None:
         return "none"
+    if "id" not in crs.to_json_dict():  # a CRS built here (a foot twin): its own name
+        return str(crs.name)
     code = crs.to_authority()
     return f"{code[0]}:{code[1]}" if code else str(crs.name)
 
@@ -307,6 +309,26 @@ def to_working_crs(frame: gpd.GeoDataFrame, crs: CRS, *, label: str) -> gpd.GeoD
             f"{crs_text(crs)}. Fix: check that the CRS given for the layer is the one it is in."
         )
     check_extent(out, crs, label=label, source=CRS(frame.crs))
+    return round_coordinates(out)
+
+
+COORDINATE_DECIMALS = 6
+"""Reprojected coordinates are rounded to 1e-6 working-CRS units (a millionth of a foot).
+
+A reprojection leaves rounding noise of about 1e-9 on every coordinate: a vertex drawn on a
+raster cell's edge or on a lot line would land on one side of it or the other depending on
+the CRS the file was stored in.  Rounding far below any figure reported (0.01 ft) makes a
+layer stored in metres read exactly as the same layer stored in feet."""
+
+
+def round_coordinates(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    """The frame with every coordinate rounded to :data:`COORDINATE_DECIMALS` decimals."""
+    geoms = np.asarray(frame.geometry.values, dtype=object)
+    if not len(geoms):
+        return frame
+    rounded = shapely.transform(geoms, lambda xy: np.round(xy, COORDINATE_DECIMALS))
+    out = frame.copy()
+    out[frame.geometry.name] = gpd.GeoSeries(rounded, index=frame.index, crs=frame.crs)
     return out
 
 
