@@ -325,7 +325,7 @@ def validate_table(
 
 def _check_ids(frame: pd.DataFrame, spec: LayerSpec, name: str) -> list[Problem]:
     column = spec.id_column
-    if not column or column not in frame.columns:
+    if not column or column not in frame.columns or not spec.unique_id:
         return []
     ids = id_text(frame[column])
     dup = ids[ids.notna() & ids.duplicated(keep=False)]
