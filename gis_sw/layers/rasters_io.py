@@ -188,7 +188,7 @@ def _same_grid(
     to_target = Transformer.from_crs(source, target, always_xy=True)
     cols = np.array([0.0, width, 0.0, width, width / 2, 0.0, width / 2, width, width / 2])
     rows = np.array([0.0, 0.0, height, height, height / 2, height / 2, 0.0, height / 2, height])
-    xs, ys = transform @ (cols, rows)
+    xs, ys = _apply(transform, cols, rows)
     tx, ty = (np.asarray(v, dtype="float64") for v in to_target.transform(xs, ys))
     if not (np.isfinite(tx).all() and np.isfinite(ty).all()):
         return None
@@ -201,10 +201,15 @@ def _same_grid(
         (ty[2] - ty[0]) / height,
         ty[0],
     )
-    px, py = new @ (cols, rows)
+    px, py = _apply(new, cols, rows)
     cell = max(abs(new.a), abs(new.e), 1e-12)
     error = max(float(np.abs(px - tx).max()), float(np.abs(py - ty).max()))
     return new if error <= GRID_TOLERANCE_CELLS * cell else None
+
+
+def _apply(t: Affine, cols: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(x, y) of grid positions under an affine transform."""
+    return t.a * cols + t.b * rows + t.c, t.d * cols + t.e * rows + t.f
 
 
 def _mode(
