@@ -185,3 +185,29 @@ def test_low_zone_threshold_is_the_example_150_sqft(findings: pd.DataFrame) -> N
     message = findings.loc[("SW101", "P01-addition-r10"), "message"]
     assert "150" in message
     assert "120" in message
+
+
+def test_validate_states_the_metre_crs_and_its_foot_twin(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from gis_sw.cli import cli
+
+    move, _, _ = _mover(0.0, 0.0)
+    lot = shapely.transform(shapely.box(0, 0, 100, 100), move)  # 100 x 100 ft, in metres
+    gpd.GeoDataFrame({"parcel_id": ["1"]}, geometry=[lot], crs=MA).to_file(
+        tmp_path / "town.gpkg", layer="parcels"
+    )
+    gpd.GeoDataFrame({"zone": ["R-10"]}, geometry=[lot], crs=MA).to_file(
+        tmp_path / "town.gpkg", layer="zoning"
+    )
+    result = CliRunner().invoke(
+        cli, ["validate", "--layers", str(tmp_path / "town.gpkg"), "--ruleset", "example_town_ma"]
+    )
+    assert result.exit_code == 0, result.output
+    assert (
+        "Working CRS: NAD83 / Massachusetts Mainland (in international feet) "
+        "(NAD83 / Massachusetts Mainland (in international feet)), unit: foot"
+    ) in result.output
+    assert "the ruleset names EPSG:26986 (metre)" in result.output
+    # the extent is printed in feet: the lot is 100.00 x 100.00
+    assert "(100.00 x 100.00) foot" in result.output

@@ -181,10 +181,11 @@ def test_skip_drops_placeholders_null_geometry_and_null_id_with_reasons(
     reasons = {(d.feature, d.reason) for d in layers.dropped("parcels")}
     # rows are numbered as read (after the where filter dropped the RETIRED record)
     assert reasons == {
-        ("parcel_id ---", "placeholder parcel_id '---' (not a real feature)"),
-        ("parcel_id ROAD", "placeholder parcel_id 'ROAD' (not a real feature)"),
-        ("parcel_id --R", "placeholder parcel_id '--R' (not a real feature)"),
-        ("parcel_id 1.1-1-9", "no geometry"),
+        ("row 7 (parcel_id ---)", "placeholder parcel_id '---' (not a real feature)"),
+        ("row 8 (parcel_id ---)", "placeholder parcel_id '---' (not a real feature)"),
+        ("row 9 (parcel_id ROAD)", "placeholder parcel_id 'ROAD' (not a real feature)"),
+        ("row 10 (parcel_id --R)", "placeholder parcel_id '--R' (not a real feature)"),
+        ("row 11 (parcel_id 1.1-1-9)", "no geometry"),
         ("row 12", "no parcel_id (empty)"),
     }
     assert len(layers.dropped("parcels")) == 6  # '---' twice
@@ -402,10 +403,11 @@ def test_validate_reports_everything_and_exits_0(town: Path) -> None:
     assert "parcels: ok" in out
     assert 'skipped:  6 feature(s) (on_bad_feature = "skip"):' in out
     assert (
-        "- 2 x placeholder parcel_id '---' (not a real feature): parcel_id ---, parcel_id ---"
-        in out
-    )
-    assert "- 1 x no geometry: parcel_id 1.1-1-9" in out
+        "- 2 x placeholder parcel_id '---' (not a real feature): row 7 (parcel_id ---), "
+        "row 8 (parcel_id ---)"
+    ) in out
+    assert "- 1 x no geometry: row 11 (parcel_id 1.1-1-9)" in out
+    assert "1 geometry carries 2 different parcel_id values" in out
     assert "- 3 x unnamed zoning sliver of 10.00 sq ft (under 100.00)" in out
     assert "1.1-1-5.C1 = 1.1-1-5.C2" in out
     assert "CRS EPSG:2260 from the manifest replaces the file's own EPSG:4326." in out

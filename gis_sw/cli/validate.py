@@ -12,6 +12,7 @@ import math
 from pathlib import Path
 
 import click
+from pyproj import CRS
 
 from gis_sw.errors import LayerError, Problem
 from gis_sw.layers.layerset import DroppedFeature, LayerReport
@@ -53,11 +54,14 @@ def format_duplicates(kind: str, groups: tuple[tuple[str, ...], ...]) -> list[st
         return []
     shown = [" = ".join(group) for group in groups]
     ids = sum(len(g) for g in groups)
+    spec = TOWN_LAYERS.get(kind)
+    column = spec.id_column if spec is not None and spec.id_column else "id"
+    shapes = "1 geometry carries" if len(groups) == 1 else f"{len(groups):,} geometries carry"
     return [
         (
-            f"  note:     {len(groups):,} geometr(ies) carry {ids:,} different {kind} ids "
-            f"(condominium units stacked on one lot?); each is screened once, its ids named "
-            f"together: {listing(shown)}"
+            f"  note:     {shapes} {ids:,} different {column} values (condominium units stacked "
+            f"on one lot?); batch screens each geometry once, naming its ids together: "
+            f"{listing(shown)}"
         )
     ]
 
@@ -103,16 +107,24 @@ def format_problems(kind: str, problems: list[Problem], *, source: str | None = 
     return lines
 
 
-def format_inspection(inspection: LayerInspection) -> list[str]:
-    """The whole report: a header, each layer, absent optional layers, a summary."""
+def format_inspection(inspection: LayerInspection, *, declared: CRS | None = None) -> list[str]:
+    """The whole report: a header, each layer, absent optional layers, a summary.
+
+    ``declared`` is the CRS the ruleset names when work happens in its foot twin.
+    """
     crs = inspection.crs
     working, unit = crs_text(crs), crs_units(crs)
     manifest = inspection.manifest
     lines = [
         f"Layers: {manifest.source} ({manifest.name})",
         f"Working CRS: {working} ({crs.name}), unit: {unit}",
-        "",
     ]
+    if declared is not None:
+        lines.append(
+            f"  the ruleset names {crs_text(declared)} ({crs_units(declared)}); every layer "
+            "is measured in that projection with its axes in feet, so figures are in feet."
+        )
+    lines.append("")
     order = [*TOWN_LAYERS, *RASTER_LAYERS]
     for kind in order:
         if kind in inspection.problems:
@@ -185,7 +197,8 @@ def command(
     """
     ruleset = load_ruleset(ruleset_name)
     inspection = inspect_layers(source, ruleset=ruleset, strict=strict)
-    for line in format_inspection(inspection):
+    declared = ruleset.crs_declared if ruleset.crs_is_twin else None
+    for line in format_inspection(inspection, declared=declared):
         click.echo(line)
     failed = not inspection.ok
     if proposals_path is not None:

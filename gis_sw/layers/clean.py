@@ -25,7 +25,7 @@ import shapely
 
 from gis_sw.layers.layerset import DroppedFeature
 from gis_sw.layers.specs import LayerSpec
-from gis_sw.layers.validate import feature_labels, id_text
+from gis_sw.layers.validate import id_text
 
 __all__ = ["drop_bad_features", "duplicate_geometry_groups"]
 
@@ -40,6 +40,21 @@ def _blank(series: pd.Series) -> np.ndarray:
     ) | series.isna().to_numpy(dtype=bool)
 
 
+def _labels(frame: pd.DataFrame, id_column: str | None) -> np.ndarray:
+    """``row 8 (parcel_id ---)``, or ``row 12`` when the feature has no id."""
+    rows = [f"row {i}" for i in range(1, len(frame) + 1)]
+    if not id_column or id_column not in frame.columns:
+        return np.asarray(rows, dtype=object)
+    ids = id_text(frame[id_column]).to_numpy(dtype=object)
+    return np.asarray(
+        [
+            f"{row} ({id_column} {v})" if not pd.isna(v) and str(v).strip() else row
+            for row, v in zip(rows, ids, strict=True)
+        ],
+        dtype=object,
+    )
+
+
 def drop_bad_features(
     frame: gpd.GeoDataFrame,
     spec: LayerSpec,
@@ -52,13 +67,13 @@ def drop_bad_features(
 
     ``frame`` has the spec's column names already.  Rows keep their order; the index is
     reset.  Each dropped feature is named ``row N`` (its row as read, from 1) and by its id
-    when it has one.
+    when it has one: ``row 8 (parcel_id ---)``.
     """
     frame = frame.reset_index(drop=True)
     n = len(frame)
     if n == 0:
         return frame, ()
-    labels = feature_labels(frame, spec.id_column).to_numpy(dtype=object)
+    labels = _labels(frame, spec.id_column)
     reasons: list[str | None] = [None] * n
     geoms = np.asarray(frame.geometry.values, dtype=object)
     no_geometry = shapely.is_missing(geoms) | shapely.is_empty(geoms)

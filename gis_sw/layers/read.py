@@ -260,7 +260,8 @@ def _add_coverage(inspection: LayerInspection, ruleset: Ruleset) -> None:
             )
             if fraction < COVERAGE_WARN_FRACTION:
                 notes.append(
-                    f"warning: its extent covers only {fraction:.0%} of the parcels' extent. If "
+                    f"warning: its extent covers only {_percent(fraction)} of the parcels' "
+                    "extent. If "
                     f"{kind} map only part of the town, say so under [{kind}] in the layers "
                     'manifest: coverage = "extent" (its own extent) or coverage = '
                     '"area.gpkg" (a polygon of the area it maps); rules then answer review '
@@ -275,6 +276,13 @@ def _share(area: shapely.Geometry, town: shapely.Geometry | None) -> str:
     if town is None or shapely.area(town) <= 0:
         return "unknown share"
     fraction = shapely.area(shapely.intersection(area, town)) / shapely.area(town)
+    return _percent(fraction)
+
+
+def _percent(fraction: float) -> str:
+    """``32%``; ``0.4%`` below 1% (never a misleading ``0%`` for a small layer)."""
+    if 0 < fraction < 0.01:
+        return f"{fraction:.1%}" if fraction >= 0.001 else "under 0.1%"
     return f"{fraction:.0%}"
 
 
