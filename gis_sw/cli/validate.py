@@ -143,9 +143,11 @@ def format_inspection(inspection: LayerInspection, *, declared: CRS | None = Non
             "  A town that has none of one (no private wells, no septic fields) says so in "
             "the layers manifest: [wells] none = true."
         )
-    declared = [k for k in order if k in inspection.reports and inspection.reports[k].declared_none]
-    if declared:
-        lines.append(f"Declared none: {', '.join(declared)}")
+    declared_kinds = [
+        k for k in order if k in inspection.reports and inspection.reports[k].declared_none
+    ]
+    if declared_kinds:
+        lines.append(f"Declared none: {', '.join(declared_kinds)}")
     if manifest.ignored:
         lines.append(f"Ignored (not a known layer kind): {', '.join(manifest.ignored)}")
     count = len(inspection.all_problems())
@@ -154,8 +156,8 @@ def format_inspection(inspection: LayerInspection, *, declared: CRS | None = Non
     extra = []
     if skipped:
         extra.append(f"{skipped:,} feature(s) skipped with a reason")
-    if declared:
-        extra.append(f"{len(declared)} layer(s) declared none")
+    if declared_kinds:
+        extra.append(f"{len(declared_kinds)} layer(s) declared none")
     tail = f" ({'; '.join(extra)})" if extra else ""
     lines.append(
         f"Result: every layer is valid{tail}."
