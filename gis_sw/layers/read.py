@@ -338,6 +338,12 @@ def read_vector_entry(
             crs=entry.crs,
             label=label,
         )
+        if entry.crs_override and entry.crs is not None and not source_crs.equals(entry.crs):
+            warnings.append(
+                f"CRS {crs_text(entry.crs)} from the manifest replaces the table's own "
+                f"{crs_text(source_crs)}."
+            )
+            frame, source_crs = frame.set_crs(entry.crs, allow_override=True), entry.crs
     else:
         assert entry.path is not None
         frame, source_crs, warnings = read_vector(
