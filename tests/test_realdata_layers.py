@@ -431,3 +431,49 @@ def test_inspection_lists_dropped_features_for_problems_csv(town: Path, ruleset:
     kinds = [d.kind for d in inspection.dropped]
     assert kinds.count("parcels") == 6
     assert kinds.count("zoning") == 3
+
+
+# -- manifest: every new key checked before anything is read --------------------------------
+
+
+def test_bad_new_manifest_keys_are_all_reported(tmp_path: Path, ruleset: Ruleset) -> None:
+    town = write_town(tmp_path)
+    text = town.read_text(encoding="utf-8")
+    text = text.replace(
+        'on_bad_feature = "skip"\n\n[zoning]', 'on_bad_feature = "drop"\n\n[zoning]'
+    )
+    text = text.replace('coverage = "extent"', 'coverage = "flown_area.gpkg"\nmax_sliver_sqft = 5')
+    text = text.replace(
+        "[wells]\nnone = true\n",
+        "[wells]\nnone = false\n\n[floodplain]\n"
+        'postgis = "postgresql://gis@db/town"\nquery = "SELECT * FROM fema"\nwhere = "1=1"\n',
+    )
+    town.write_text(text, encoding="utf-8")
+    with pytest.raises(LayerError) as info:
+        read_layers(town, ruleset=ruleset)
+    messages = [p.message for p in info.value.problems]
+    assert "on_bad_feature = 'drop' is not an action." in messages
+    assert any(
+        m.startswith("coverage = 'flown_area.gpkg': neither town, extent nor") for m in messages
+    )
+    assert "max_sliver_sqft applies to zoning only." in messages
+    assert any(m.startswith("none = False: only none = true has a meaning") for m in messages)
+    assert "where applies to files; a PostGIS layer filters in its query." in messages
+    assert len(messages) == 5
+
+
+def test_coverage_from_a_polygon_file(tmp_path: Path, ruleset: Ruleset) -> None:
+    """The flown area as a polygon in another CRS (EPSG:2263): lots 1 and 2 only."""
+    town = write_town(tmp_path, buildings_extra='coverage = "flown_area.gpkg"')
+    area = gpd.GeoDataFrame(
+        geometry=[shapely.box(X0 - 10, Y0 - 10, X0 + 200, Y0 + 110)], crs=CRS
+    ).to_crs("EPSG:2263")
+    area.to_file(tmp_path / "flown_area.gpkg")
+    layers = read_layers(town, ruleset=ruleset)
+    coverage = layers.covers("buildings")
+    assert coverage is not None
+    assert shapely.area(coverage) == pytest.approx(210 * 120, abs=0.01)
+    findings = run_rules(layers, proposals_on(CRS), ruleset, select=["SW206"])
+    outcomes = findings.set_index("subject_id")["outcome"].to_dict()
+    assert outcomes == {"D-1": "pass", "D-4": "review"}
+    assert layers.reports["buildings"].coverage == str(tmp_path / "flown_area.gpkg")
