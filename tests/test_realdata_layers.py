@@ -477,3 +477,23 @@ def test_coverage_from_a_polygon_file(tmp_path: Path, ruleset: Ruleset) -> None:
     outcomes = findings.set_index("subject_id")["outcome"].to_dict()
     assert outcomes == {"D-1": "pass", "D-4": "review"}
     assert layers.reports["buildings"].coverage == str(tmp_path / "flown_area.gpkg")
+
+
+def test_check_names_condominium_units_on_one_lot_together(town: Path, ruleset: Ruleset) -> None:
+    layers = read_layers(town, ruleset=ruleset)
+    disturbance = gpd.GeoDataFrame({"proposal_id": ["P-5"]}, geometry=[lot(4).buffer(-30)], crs=CRS)
+    devices = gpd.GeoDataFrame(
+        {"device_id": ["D-5"], "proposal_id": ["P-5"]},
+        geometry=[shapely.Point(X0 + 450, Y0 + 50)],  # the centre of lot 5: 50.00 ft from its lines
+        crs=CRS,
+    )
+    findings = run_rules(
+        layers, make_proposals(CRS, disturbance, devices), ruleset, select=["SW205"]
+    )
+    row = findings.set_index("subject_id").loc["D-5"]
+    assert row["outcome"] == "pass"
+    assert float(row["measured"]) == pytest.approx(50.0, abs=0.005)
+    assert row["message"].endswith(
+        "(Parcel 1.1-1-5.C1 is the same lot as 1.1-1-5.C2: one geometry, several ids, such as "
+        "condominium units.)"
+    )

@@ -13,9 +13,15 @@ The subject is the device for a finding about a device, else the proposal's dist
 
 A layer declared none (``[wells] none = true``) is an empty layer: rules may pass on it,
 and their pass and info messages say that it was declared none.
+
+Parcels that share one geometry under different ids (condominium units stacked on one lot,
+:meth:`gis_sw.layers.layerset.LayerSet.duplicate_geometries`) are one lot: a message naming
+one of them names the others with it (:func:`name_shared_lots`).
 """
 
 from __future__ import annotations
+
+import re
 
 import geopandas as gpd
 import numpy as np
@@ -25,7 +31,7 @@ from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.findings import Outcome
 from gis_sw.analysis.registry import layers_needed
 
-__all__ = ["apply_coverage"]
+__all__ = ["apply_coverage", "name_shared_lots"]
 
 
 def _words(kind: str) -> str:
@@ -92,5 +98,34 @@ def apply_coverage(rule_id: str, rows: gpd.GeoDataFrame, ctx: CheckContext) -> g
         for i in np.flatnonzero(passive):
             messages[i] = f"{messages[i].rstrip()} ({note}.)"
     rows["outcome"] = outcome
+    rows["message"] = messages
+    return rows
+
+
+_PARCEL_WORD = re.compile(r"\bparcel (\S+?)(?=[,;:)]?(?:\s|$)|\.(?:\s|$))")
+
+
+def name_shared_lots(rows: gpd.GeoDataFrame, ctx: CheckContext) -> gpd.GeoDataFrame:
+    """Append, to a message naming a parcel that shares its geometry with others, their ids."""
+    groups = ctx.layers.duplicate_geometries("parcels")
+    if not groups or not len(rows):
+        return rows
+    partners = {pid: group for group in groups for pid in group}
+    messages = rows["message"].astype(str).to_numpy().copy()
+    changed = False
+    for i, text in enumerate(messages):
+        named = [m for m in _PARCEL_WORD.findall(text) if m in partners]
+        if not named:
+            continue
+        pid = named[0]
+        others = ", ".join(p for p in partners[pid] if p != pid)
+        messages[i] = (
+            f"{text.rstrip()} (Parcel {pid} is the same lot as {others}: one geometry, "
+            "several ids, such as condominium units.)"
+        )
+        changed = True
+    if not changed:
+        return rows
+    rows = rows.copy()
     rows["message"] = messages
     return rows

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from gis_sw.analysis.context import CheckContext
-from gis_sw.analysis.coverage import apply_coverage
+from gis_sw.analysis.coverage import apply_coverage, name_shared_lots
 from gis_sw.analysis.findings import (
     CHECK_COLUMNS,
     FINDING_COLUMNS,
@@ -102,7 +102,8 @@ def run_check(
         exception of the check is re-raised as is.
     """
     try:
-        rows = apply_coverage(rule.rule_id, _checked(rule, rule.check(ctx)), ctx)
+        rows = _checked(rule, rule.check(ctx))
+        rows = name_shared_lots(apply_coverage(rule.rule_id, rows, ctx), ctx)
     except GisSwError:
         raise
     except Exception as exc:
