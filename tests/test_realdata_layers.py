@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 import geopandas as gpd
+import pandas as pd
 import pyogrio
 import pytest
 import shapely
@@ -497,3 +498,23 @@ def test_check_names_condominium_units_on_one_lot_together(town: Path, ruleset: 
         "(Parcel 1.1-1-5.C1 is the same lot as 1.1-1-5.C2: one geometry, several ids, such as "
         "condominium units.)"
     )
+
+
+def test_after_skipping_a_remaining_problem_names_its_row_in_the_source(
+    tmp_path: Path, ruleset: Ruleset
+) -> None:
+    """Slivers at rows 2-4 are skipped; the line at row 5 is still named row 5."""
+    town = write_town(tmp_path)
+    zoning = pyogrio.read_dataframe(tmp_path / "zoning.gpkg")
+    line = gpd.GeoDataFrame(
+        {"ZONE_TYPE": ["R-20"]},
+        geometry=[shapely.LineString([(X0, Y0), (X0 + 5, Y0)])],
+        crs=CRS,
+    )
+    frame = gpd.GeoDataFrame(
+        pd.concat([zoning, line], ignore_index=True), geometry="geometry", crs=CRS
+    )
+    pyogrio.write_dataframe(frame, tmp_path / "zoning.gpkg", geometry_type="Unknown")
+    with pytest.raises(LayerError) as info:
+        read_layers(town, ruleset=ruleset)
+    assert "1 feature(s) are LineString, not polygon: row 5." in str(info.value)

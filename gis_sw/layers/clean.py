@@ -25,7 +25,7 @@ import shapely
 
 from gis_sw.layers.layerset import DroppedFeature
 from gis_sw.layers.specs import LayerSpec
-from gis_sw.layers.validate import id_text
+from gis_sw.layers.validate import SOURCE_ROW, id_text
 
 __all__ = ["drop_bad_features", "duplicate_geometry_groups"]
 
@@ -42,7 +42,10 @@ def _blank(series: pd.Series) -> np.ndarray:
 
 def _labels(frame: pd.DataFrame, id_column: str | None) -> np.ndarray:
     """``row 8 (parcel_id ---)``, or ``row 12`` when the feature has no id."""
-    rows = [f"row {i}" for i in range(1, len(frame) + 1)]
+    numbers = (
+        frame[SOURCE_ROW].to_numpy() if SOURCE_ROW in frame.columns else range(1, len(frame) + 1)
+    )
+    rows = [f"row {i}" for i in numbers]
     if not id_column or id_column not in frame.columns:
         return np.asarray(rows, dtype=object)
     ids = id_text(frame[id_column]).to_numpy(dtype=object)

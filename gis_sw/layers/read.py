@@ -40,7 +40,7 @@ from gis_sw.layers.proposals_io import read_proposals
 from gis_sw.layers.raster import RasterLayer
 from gis_sw.layers.rasters_io import read_raster
 from gis_sw.layers.specs import TOWN_LAYERS
-from gis_sw.layers.validate import apply_columns, validate_layer
+from gis_sw.layers.validate import SOURCE_ROW, apply_columns, validate_layer
 from gis_sw.layers.vector import crs_text, crs_units, read_vector, to_working_crs
 from gis_sw.ruleset import Ruleset
 
@@ -360,6 +360,7 @@ def read_vector_entry(
     frame, problems = apply_columns(frame, entry.columns, layer=name)
     dropped: tuple[DroppedFeature, ...] = ()
     if entry.skip_bad and not problems:
+        frame = frame.assign(**{SOURCE_ROW: np.arange(1, len(frame) + 1)})
         frame, dropped = drop_bad_features(
             frame,
             spec,
@@ -380,6 +381,8 @@ def read_vector_entry(
     problems.extend(more)
     if problems or validated is None:
         raise LayerError(problems)
+    if SOURCE_ROW in validated.frame.columns:
+        validated = replace(validated, frame=validated.frame.drop(columns=SOURCE_ROW))
     if validated.repaired_ids:
         warnings.append(f"{len(validated.repaired_ids)} invalid geometries repaired (make_valid).")
     bounds = validated.frame.total_bounds if len(validated.frame) else [float("nan")] * 4
