@@ -75,9 +75,15 @@ def feet_per_unit(crs: CRS) -> float:
 
 
 def is_feet(crs: CRS) -> bool:
-    """True when the CRS's linear unit is a foot (international or US survey)."""
-    name = (crs.axis_info[0].unit_name or "").lower() if crs.axis_info else ""
-    return "foot" in name or "feet" in name
+    """True when the CRS's linear unit is the international or the US survey foot.
+
+    Read from the unit's length in metres, not its name: a Clarke's or Indian foot is
+    another length and gets a twin in the law's feet.
+    """
+    if not crs.axis_info or not crs.axis_info[0].unit_conversion_factor:
+        return False
+    metres = float(crs.axis_info[0].unit_conversion_factor)
+    return any(abs(metres - length) < 1e-12 for _, length in FOOT_UNITS.values())
 
 
 def foot_twin(crs: CRS, *, foot: str = "international") -> CRS:

@@ -181,3 +181,16 @@ def test_metre_raster_in_a_metre_crs_reads_in_feet(tmp_path: Path) -> None:
     )
     assert any("no resampling" in w for w in report.warnings)
     assert any("converted from metres" in w for w in report.warnings)
+
+
+def test_another_foot_gets_a_twin_in_the_law_s_feet() -> None:
+    """Clarke's foot (EPSG:2314) is 0.3047972654 m: not the law's foot, so it is twinned."""
+    clarke = CRS("EPSG:2314")
+    assert clarke.axis_info[0].unit_name == "Clarke's foot"
+    twin = foot_twin(clarke)
+    assert twin.axis_info[0].unit_conversion_factor == 0.3048
+    to_twin = Transformer.from_crs(clarke, twin, always_xy=True)
+    x, _ = to_twin.transform(1_000_000.0, 0.0)
+    # the false easting is kept, so only the distance from it scales
+    x0, _ = to_twin.transform(0.0, 0.0)
+    assert x - x0 == pytest.approx(1_000_000.0 * 0.3047972654 / 0.3048, abs=1e-3)
