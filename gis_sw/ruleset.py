@@ -24,7 +24,8 @@ import numpy as np
 from pyproj import CRS
 from pyproj.exceptions import CRSError as PyprojCRSError
 
-from gis_sw.errors import RulesetError
+from gis_sw.errors import CRSError, RulesetError
+from gis_sw.units import FOOT_UNITS, foot_twin
 
 DEFAULT_RULESET = "mount_pleasant_ny"
 
@@ -135,7 +136,11 @@ class Ruleset:
     name, title, municipality, law, version
         Identify the ruleset; ``name`` and ``version`` go into every finding.
     working_crs
-        Projected CRS in feet in which every length and area is computed.
+        Projected CRS in feet in which every length and area is computed: the CRS named by
+        ``[ruleset] working_crs`` when its unit is a foot, else its foot twin
+        (:func:`gis_sw.units.foot_twin`, the foot of ``[ruleset] foot``).
+    declared_crs
+        The CRS ``[ruleset] working_crs`` names, as written (metres, say).
     citations
         Rule id to citation text, e.g. ``{"SW101": "§ 183-12A"}``.
     """
@@ -158,6 +163,17 @@ class Ruleset:
     citations: Mapping[str, str]
     source: str = ""
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    declared_crs: CRS | None = None
+
+    @property
+    def crs_declared(self) -> CRS:
+        """The CRS the ruleset names (``working_crs`` is it, or its twin in feet)."""
+        return self.declared_crs if self.declared_crs is not None else self.working_crs
+
+    @property
+    def crs_is_twin(self) -> bool:
+        """True when the ruleset's CRS is not in feet and work happens in its foot twin."""
+        return self.declared_crs is not None and not self.declared_crs.equals(self.working_crs)
 
     def citation(self, rule_id: str) -> str:
         """Citation of a rule, or raise :class:`RulesetError` naming the missing key."""
@@ -311,6 +327,53 @@ def _storms(table: Any, problems: list[str]) -> StormParams | None:
     return params
 
 
+def _non_finite(value: object, where: str = "") -> Iterable[str]:
+    """A problem for every ``nan`` or ``inf`` anywhere in the document, named by its key.
+
+    TOML allows ``nan`` and ``inf``; as a threshold or setback either would make every
+    comparison false (or true) and a rule pass or fail whatever was measured.
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        section, _, key = where.partition(".")
+        name = f"[{section}] {key}" if key else f"[{section}]"
+        yield f"{name} = {value} is not a finite number"
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _non_finite(item, f"{where}.{key}" if where else str(key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _non_finite(item, f"{where}[{i}]")
+
+
+def _working_crs(head: Mapping[str, Any], problems: list[str]) -> tuple[CRS | None, CRS | None]:
+    """``(declared CRS, working CRS in feet)`` from ``[ruleset]``; problems recorded."""
+    text = head.get("working_crs")
+    foot = head.get("foot", "international")
+    if foot not in FOOT_UNITS:
+        problems.append(
+            f"[ruleset] foot = {foot!r} should be one of {', '.join(sorted(FOOT_UNITS))}"
+        )
+        foot = "international"
+    if not isinstance(text, str) or not text:
+        return None, None
+    try:
+        declared = CRS.from_user_input(text)
+    except PyprojCRSError:
+        problems.append(f"[ruleset] working_crs = {text!r} is not a known CRS")
+        return None, None
+    if declared.is_geographic or not declared.is_projected:
+        problems.append(
+            f"[ruleset] working_crs = {text!r} is geographic (degrees); use a projected CRS "
+            "(state plane or UTM, in feet or metres) such as EPSG:2260"
+        )
+        return None, None
+    try:
+        return declared, foot_twin(declared, foot=str(foot))
+    except CRSError as exc:
+        problems.append(f"[ruleset] working_crs = {text!r}: {exc}")
+        return None, None
+
+
 def parse_ruleset(data: Mapping[str, Any], *, source: str = "<ruleset>") -> Ruleset:
     """Validate a parsed TOML document and build a :class:`Ruleset`.
 
@@ -319,25 +382,14 @@ def parse_ruleset(data: Mapping[str, Any], *, source: str = "<ruleset>") -> Rule
     RulesetError
         Listing every problem found, each with its section and key.
     """
-    problems: list[str] = []
+    problems: list[str] = list(_non_finite(data))
     head = data.get("ruleset", {})
     if not isinstance(head, Mapping):
         head = {}
     for key in ("name", "title", "municipality", "law", "version", "working_crs"):
         if not isinstance(head.get(key), str) or not head.get(key):
             problems.append(f"[ruleset] {key} is missing or empty")
-    crs: CRS | None = None
-    if isinstance(head.get("working_crs"), str):
-        try:
-            crs = CRS.from_user_input(head["working_crs"])
-        except PyprojCRSError:
-            problems.append(f"[ruleset] working_crs = {head['working_crs']!r} is not a known CRS")
-        else:
-            if crs.is_geographic:
-                problems.append(
-                    f"[ruleset] working_crs = {head['working_crs']!r} is geographic; "
-                    "use a projected CRS in feet such as EPSG:2260"
-                )
+    declared, crs = _working_crs(head, problems)
     zones = _build(ZoneParams, data.get("zones", {}), "zones", problems)
     permit = _build(PermitParams, data.get("permit", {}), "permit", problems)
     res = _build(ResourceParams, data.get("resources", {}), "resources", problems)
@@ -369,6 +421,7 @@ def parse_ruleset(data: Mapping[str, Any], *, source: str = "<ruleset>") -> Rule
         law=head["law"],
         version=head["version"],
         working_crs=crs,
+        declared_crs=declared,
         decision_maker=str(head.get("decision_maker", "Town Engineer")),
         zones=zones,
         permit=permit,

@@ -234,9 +234,14 @@ def test_manifest_crs_applies_to_file_without_one(tmp_path: Path, ruleset: Rules
 
 
 def test_file_crs_wins_over_manifest_crs(tmp_path: Path, ruleset: Ruleset) -> None:
+    # [manifest] crs fills in for files without one; a layer's own crs overrides the file's
+    # (issue 12, tests/test_realdata_layers.py)
     parcels_frame().to_file(tmp_path / "parcels.gpkg", engine="pyogrio")
     zoning_frame().to_file(tmp_path / "zoning.gpkg", engine="pyogrio")
-    text = '[parcels]\npath = "parcels.gpkg"\ncrs = "EPSG:2263"\n\n[zoning]\npath = "zoning.gpkg"\n'
+    text = (
+        '[manifest]\ncrs = "EPSG:2263"\n\n[parcels]\npath = "parcels.gpkg"\n\n'
+        '[zoning]\npath = "zoning.gpkg"\n'
+    )
     layers = read_layers(write_manifest(tmp_path, text), ruleset=ruleset)
     assert layers.get("parcels").area.round(0).tolist() == [10_000.0, 15_000.0]
     assert any("file's own CRS EPSG:2260" in w for w in layers.reports["parcels"].warnings)

@@ -4,6 +4,9 @@ A check that crashes (a bug, or data no validator foresaw) does not stop the oth
 never turns into a silent pass: with ``on_error="review"`` (the default) it becomes one
 ``review`` finding per proposal naming the error; ``on_error="raise"`` re-raises.  Bad input
 (:class:`~gis_sw.errors.GisSwError`) always propagates, so the CLI answers exit 2.
+
+Every check's rows pass through :func:`gis_sw.analysis.coverage.apply_coverage`: a pass on a
+subject outside the coverage of a layer the rule relies on becomes review.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from gis_sw.analysis.context import CheckContext
+from gis_sw.analysis.coverage import apply_coverage, name_shared_lots
 from gis_sw.analysis.findings import (
     CHECK_COLUMNS,
     FINDING_COLUMNS,
@@ -99,6 +103,7 @@ def run_check(
     """
     try:
         rows = _checked(rule, rule.check(ctx))
+        rows = name_shared_lots(apply_coverage(rule.rule_id, rows, ctx), ctx)
     except GisSwError:
         raise
     except Exception as exc:

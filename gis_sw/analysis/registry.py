@@ -105,3 +105,27 @@ def select_rules(
         and not (ignore and any(r.rule_id.startswith(p) for p in ignore))
     ]
     return tuple(chosen)
+
+
+RULE_LAYERS: dict[str, tuple[str, ...]] = {
+    "SW103": ("impaired_waters",),
+    "SW106": ("wetlands", "water_bodies", "floodplain"),
+    "SW201": ("septic_fields",),
+    "SW202": ("wells", "wetlands", "water_bodies"),
+    "SW206": ("buildings",),
+    "SW208": ("wells", "water_bodies", "wetlands"),
+    "SW210": ("wells",),
+    "SW501": ("soils", "land_cover", "pavement", "buildings"),
+    "SW502": ("soils", "land_cover", "pavement", "buildings"),
+    "SW503": ("soils", "land_cover", "pavement", "buildings"),
+    "SW504": ("soils", "land_cover", "pavement", "buildings"),
+}
+"""Rule id to the town layers whose features can make it pass: the engine reviews a pass
+on a subject outside such a layer's coverage (:mod:`gis_sw.analysis.coverage`), and notes
+a layer declared none.  Parcels and zoning always cover the town; rasters answer review
+where they hold no data."""
+
+
+def layers_needed(rule_id: str) -> tuple[str, ...]:
+    """The town layers a rule relies on to pass (:data:`RULE_LAYERS`)."""
+    return RULE_LAYERS.get(rule_id, ())

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from gis_sw.batch.chunks import CONTEXT_KINDS, ChunkPlan, ChunkSource, halo_ft, plan_chunks
-from gis_sw.batch.parcels import RESULT_COLUMNS, screen_chunk
+from gis_sw.batch.parcels import RESULT_COLUMNS, coverage_context, screen_chunk
 from gis_sw.batch.prepare import PreparedParcels, prepare_parcels
 from gis_sw.batch.resume import PartStore
 from gis_sw.errors import LayerError, Problem
@@ -99,7 +99,9 @@ def plan_for(
 
 
 def _context(layers: LayerSet) -> dict[str, gpd.GeoDataFrame | None]:
-    return {kind: layers.get(kind) for kind in CONTEXT_KINDS}
+    context = {kind: layers.get(kind) for kind in CONTEXT_KINDS}
+    context.update(coverage_context(layers))  # layers mapping part of the town (realdata)
+    return context
 
 
 def screen_layers(

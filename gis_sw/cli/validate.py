@@ -1,7 +1,9 @@
 """``gis-sw validate``: read and validate town layers (and a proposals file); print a report.
 
-Exit 0 when every layer is clean, 2 when any layer has a problem (every problem is printed,
-grouped by layer, before exiting).  The report goes to stdout.
+Exit 0 when every layer is clean, skipped features each have their reason
+(``on_bad_feature = "skip"``) and absent layers are declared (``none = true``); 2 when any
+layer has a problem (every problem is printed, grouped by layer, before exiting).  The report
+goes to stdout.
 """
 
 from __future__ import annotations
@@ -10,9 +12,10 @@ import math
 from pathlib import Path
 
 import click
+from pyproj import CRS
 
 from gis_sw.errors import LayerError, Problem
-from gis_sw.layers.layerset import LayerReport
+from gis_sw.layers.layerset import DroppedFeature, LayerReport
 from gis_sw.layers.read import LayerInspection, inspect_layers, read_proposals
 from gis_sw.layers.specs import RASTER_LAYERS, TOWN_LAYERS
 from gis_sw.layers.validate import listing
@@ -32,8 +35,47 @@ def _extent(bounds: tuple[float, float, float, float]) -> str:
     )
 
 
+def format_dropped(dropped: tuple[DroppedFeature, ...]) -> list[str]:
+    """Skipped features grouped by reason: ``58 x placeholder parcel_id '---': row 3, ...``."""
+    if not dropped:
+        return []
+    by_reason: dict[str, list[str]] = {}
+    for feature in dropped:
+        by_reason.setdefault(feature.reason, []).append(feature.feature)
+    lines = [f'  skipped:  {len(dropped):,} feature(s) (on_bad_feature = "skip"):']
+    for why, features in by_reason.items():
+        lines.append(f"    - {len(features):,} x {why}: {listing(features)}")
+    return lines
+
+
+def format_duplicates(kind: str, groups: tuple[tuple[str, ...], ...]) -> list[str]:
+    """Groups of features sharing one geometry (condominium units stacked on one lot)."""
+    if not groups:
+        return []
+    shown = [" = ".join(group) for group in groups]
+    ids = sum(len(g) for g in groups)
+    spec = TOWN_LAYERS.get(kind)
+    column = spec.id_column if spec is not None and spec.id_column else "id"
+    shapes = "1 geometry carries" if len(groups) == 1 else f"{len(groups):,} geometries carry"
+    return [
+        (
+            f"  note:     {shapes} {ids:,} different {column} values (condominium units stacked "
+            f"on one lot?); batch screens each geometry once, naming its ids together: "
+            f"{listing(shown)}"
+        )
+    ]
+
+
 def format_report(report: LayerReport, *, working: str, unit: str) -> list[str]:
     """Lines describing one layer that read cleanly."""
+    if report.declared_none:
+        return [
+            f"{report.kind}: declared none",
+            (
+                f"  the layers manifest says the town has none (none = true): rules see no "
+                f"{report.kind} and may pass on that part."
+            ),
+        ]
     what = "cells" if report.kind in RASTER_LAYERS else "features"
     lines = [
         f"{report.kind}: ok",
@@ -48,6 +90,8 @@ def format_report(report: LayerReport, *, working: str, unit: str) -> list[str]:
             f"{listing(report.repaired_ids)}"
         )
     lines.extend(f"  note:     {w}" for w in report.warnings)
+    lines.extend(format_dropped(report.dropped))
+    lines.extend(format_duplicates(report.kind, report.duplicate_geometries))
     return lines
 
 
@@ -63,16 +107,24 @@ def format_problems(kind: str, problems: list[Problem], *, source: str | None = 
     return lines
 
 
-def format_inspection(inspection: LayerInspection) -> list[str]:
-    """The whole report: a header, each layer, absent optional layers, a summary."""
+def format_inspection(inspection: LayerInspection, *, declared: CRS | None = None) -> list[str]:
+    """The whole report: a header, each layer, absent optional layers, a summary.
+
+    ``declared`` is the CRS the ruleset names when work happens in its foot twin.
+    """
     crs = inspection.crs
     working, unit = crs_text(crs), crs_units(crs)
     manifest = inspection.manifest
     lines = [
         f"Layers: {manifest.source} ({manifest.name})",
         f"Working CRS: {working} ({crs.name}), unit: {unit}",
-        "",
     ]
+    if declared is not None:
+        lines.append(
+            f"  the ruleset names {crs_text(declared)} ({crs_units(declared)}); every layer "
+            "is measured in that projection with its axes in feet, so figures are in feet."
+        )
+    lines.append("")
     order = [*TOWN_LAYERS, *RASTER_LAYERS]
     for kind in order:
         if kind in inspection.problems:
@@ -87,12 +139,28 @@ def format_inspection(inspection: LayerInspection) -> list[str]:
     absent = [k for k in order if k not in manifest.entries and k not in inspection.problems]
     if absent:
         lines.append(f"Not provided (rules that need them answer review): {', '.join(absent)}")
+        lines.append(
+            "  A town that has none of one (no private wells, no septic fields) says so in "
+            "the layers manifest: [wells] none = true."
+        )
+    declared_kinds = [
+        k for k in order if k in inspection.reports and inspection.reports[k].declared_none
+    ]
+    if declared_kinds:
+        lines.append(f"Declared none: {', '.join(declared_kinds)}")
     if manifest.ignored:
         lines.append(f"Ignored (not a known layer kind): {', '.join(manifest.ignored)}")
     count = len(inspection.all_problems())
     layers = len(inspection.problems)
+    skipped = len(inspection.dropped)
+    extra = []
+    if skipped:
+        extra.append(f"{skipped:,} feature(s) skipped with a reason")
+    if declared_kinds:
+        extra.append(f"{len(declared_kinds)} layer(s) declared none")
+    tail = f" ({'; '.join(extra)})" if extra else ""
     lines.append(
-        "Result: every layer is valid."
+        f"Result: every layer is valid{tail}."
         if inspection.ok
         else f"Result: {count} problem(s) in {layers} layer(s)."
     )
@@ -131,7 +199,8 @@ def command(
     """
     ruleset = load_ruleset(ruleset_name)
     inspection = inspect_layers(source, ruleset=ruleset, strict=strict)
-    for line in format_inspection(inspection):
+    declared = ruleset.crs_declared if ruleset.crs_is_twin else None
+    for line in format_inspection(inspection, declared=declared):
         click.echo(line)
     failed = not inspection.ok
     if proposals_path is not None:

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 import geopandas as gpd
 import numpy as np
 import pandas as pd
+import shapely
 from pyproj import CRS
 
 from gis_sw.errors import CRSError
@@ -79,8 +80,12 @@ def make_layerset(
     *,
     reports: Mapping[str, LayerReport] | None = None,
     source: str = "<memory>",
+    coverage: Mapping[str, shapely.Geometry] | None = None,
 ) -> LayerSet:
-    """A LayerSet from frames already in the working CRS (tests, notebooks, readers)."""
+    """A LayerSet from frames already in the working CRS (tests, notebooks, readers).
+
+    ``coverage`` gives, for a layer that maps only part of the town, the area it maps.
+    """
     crs = CRS.from_user_input(crs)
     out = {}
     for kind, frame in vectors.items():
@@ -92,6 +97,7 @@ def make_layerset(
         rasters=dict(rasters or {}),
         reports=dict(reports or {}),
         source=source,
+        coverage=dict(coverage or {}),
     )
 
 

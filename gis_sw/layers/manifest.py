@@ -16,6 +16,15 @@ layer kind, before anything is read.  Two kinds of source are understood:
       postgis = "postgresql://user@localhost:5432/town"
       table = "parcels"              # or query = "SELECT ..."
 
+      [buildings]
+      path = "buildings.shp"
+      coverage = "extent"            # maps only part of the town (or a polygon file)
+      where = "STATUS <> 'DEMOLISHED'"
+      on_bad_feature = "skip"        # drop (and report) null geometries, placeholder ids
+
+      [wells]
+      none = true                    # the town has no private wells
+
       [seasonal_high_groundwater]
       path = "shgw.tif"
       mode = "depth"
@@ -32,6 +41,7 @@ collected and raised once as a :class:`~gis_sw.errors.LayerError`.
 from __future__ import annotations
 
 import logging
+import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,8 +64,38 @@ MANIFEST_NAME = "layers.toml"
 RASTER_UNITS = ("ft", "m")
 """Units a raster's values may be given in (``units = "m"`` converts metres to feet)."""
 
+BAD_FEATURE_ACTIONS = ("error", "skip")
+"""``on_bad_feature``: refuse the layer (default), or drop such features with a reason."""
+
+DEFAULT_PLACEHOLDER_IDS: tuple[str, ...] = (
+    "-",
+    "--",
+    "---",
+    "--R",
+    "ROAD",
+    "ROW",
+    "R.O.W.",
+    "N/A",
+    "NULL",
+    "NONE",
+)
+"""Ids that name no feature (rights of way, roads, blanks) in real parcel exports; matched
+after stripping blanks, ignoring case.  ``placeholder_ids = [...]`` replaces the list."""
+
+DEFAULT_MAX_SLIVER_SQFT = 100.0
+"""Zoning features with no zone name and less area than this are slivers (skippable)."""
+
+COVERAGES = ("town", "extent")
+"""``coverage``: the whole town (default), the layer's own extent, or a polygon file."""
+
 _ENTRY_KEYS = frozenset(
     {
+        "none",
+        "where",
+        "on_bad_feature",
+        "placeholder_ids",
+        "max_sliver_sqft",
+        "coverage",
         "path",
         "layer",
         "columns",
@@ -98,6 +138,25 @@ class LayerEntry:
         Raster mode (elevation or depth), None when the source should say.
     units
         Raster value units, ``ft`` or ``m``; None when the source should say (default ft).
+    none
+        ``none = true``: the town declares it has no such features (no private wells);
+        rules see an empty layer and reports say "declared none".
+    crs_override
+        True when ``crs`` was given in the layer's own table: it then overrides the CRS the
+        file claims (a state-plane GeoJSON without a ``crs`` member reads as EPSG:4326).
+        ``[manifest] crs`` only fills in for files that carry none.
+    where
+        Attribute filter (OGR SQL ``WHERE`` clause) pushed down to the reader.
+    on_bad_feature
+        ``"error"`` (default) or ``"skip"``: drop features with no geometry, with an empty
+        or placeholder id, and (zoning) unnamed slivers, each reported with its reason.
+    placeholder_ids
+        Ids that name no feature, for ``on_bad_feature = "skip"``.
+    max_sliver_sqft
+        Zoning: an unnamed feature smaller than this is a sliver (skipped with ``skip``).
+    coverage
+        ``"town"`` (default: the layer maps the whole town), ``"extent"`` (its bounding box
+        grown by the largest setback) or the path of a polygon file of the area it maps.
     """
 
     kind: str
@@ -111,6 +170,18 @@ class LayerEntry:
     geometry_column: str | None = None
     mode: RasterMode | None = None
     units: str | None = None
+    none: bool = False
+    crs_override: bool = False
+    where: str | None = None
+    on_bad_feature: str = "error"
+    placeholder_ids: tuple[str, ...] = DEFAULT_PLACEHOLDER_IDS
+    max_sliver_sqft: float = DEFAULT_MAX_SLIVER_SQFT
+    coverage: str | Path = "town"
+
+    @property
+    def skip_bad(self) -> bool:
+        """True when bad features are dropped (and reported) instead of refused."""
+        return self.on_bad_feature == "skip"
 
     @property
     def is_raster(self) -> bool:
@@ -290,6 +361,8 @@ def _entry(
         problems.append(
             Problem(where, f"unknown key {key!r}.", f"use only {', '.join(sorted(_ENTRY_KEYS))}.")
         )
+    if "none" in table:
+        return _none_entry(kind, table, where=where, problems=problems, start=start)
     path_text = _text(table, "path", where, problems)
     dsn = _text(table, "postgis", where, problems)
     table_name = _text(table, "table", where, problems)
@@ -323,7 +396,8 @@ def _entry(
             Problem(where, "columns must map spec names to source names.", 'zone = "ZONE_TYPE".')
         )
         columns = {}
-    crs = parse_crs(table.get("crs"), where, problems) or default_crs
+    own_crs = parse_crs(table.get("crs"), where, problems)
+    crs = own_crs or default_crs
     mode: RasterMode | None = None
     units = table.get("units")
     if kind in RASTER_LAYERS:
@@ -353,6 +427,15 @@ def _entry(
                 problems.append(Problem(where, f"{key} applies to rasters only.", "remove it."))
     layer = _text(table, "layer", where, problems)
     geometry_column = _text(table, "geometry_column", where, problems)
+    messy = _messy_options(kind, table, base=base, where=where, problems=problems)
+    if dsn is not None and messy.get("where") is not None:
+        problems.append(
+            Problem(
+                where,
+                "where applies to files; a PostGIS layer filters in its query.",
+                'write query = "SELECT ... WHERE ..." instead.',
+            )
+        )
     if len(problems) > start:
         return None
     return LayerEntry(
@@ -367,7 +450,129 @@ def _entry(
         geometry_column=geometry_column,
         mode=mode,
         units=units,
+        crs_override=own_crs is not None,
+        **messy,
     )
+
+
+def _none_entry(
+    kind: str, table: dict[str, Any], *, where: str, problems: list[Problem], start: int
+) -> LayerEntry | None:
+    """``[wells] none = true``: a declared absence (no other key but ``none``)."""
+    value = table["none"]
+    if value is not True:
+        problems.append(
+            Problem(
+                where,
+                f"none = {value!r}: only none = true has a meaning (the town has no such "
+                "features).",
+                "write none = true, or remove the key and give path.",
+            )
+        )
+    others = sorted(set(table) - {"none"})
+    if others:
+        problems.append(
+            Problem(
+                where,
+                f"none = true declares the layer absent, so {', '.join(others)} cannot be "
+                "given with it.",
+                "remove them, or remove none = true.",
+            )
+        )
+    if kind in RASTER_LAYERS or TOWN_LAYERS[kind].required_layer:
+        problems.append(
+            Problem(
+                where,
+                f"{kind} cannot be declared none (every town has "
+                f"{'ground' if kind in RASTER_LAYERS else kind}).",
+                "give the layer's path, or leave the table out if you do not have it.",
+            )
+        )
+    if len(problems) > start:
+        return None
+    return LayerEntry(kind=kind, none=True)
+
+
+def _messy_options(
+    kind: str, table: dict[str, Any], *, base: Path, where: str, problems: list[Problem]
+) -> dict[str, Any]:
+    """``where``, ``on_bad_feature``, ``placeholder_ids``, ``max_sliver_sqft``, ``coverage``."""
+    out: dict[str, Any] = {}
+    vector_keys = ("where", "on_bad_feature", "placeholder_ids", "max_sliver_sqft", "coverage")
+    if kind in RASTER_LAYERS:
+        for key in vector_keys:
+            if key in table:
+                problems.append(Problem(where, f"{key} applies to vector layers only."))
+        return out
+    filter_text = _text(table, "where", where, problems)
+    if filter_text is not None:
+        out["where"] = filter_text
+    action = table.get("on_bad_feature", "error")
+    if action not in BAD_FEATURE_ACTIONS:
+        problems.append(
+            Problem(
+                where,
+                f"on_bad_feature = {action!r} is not an action.",
+                'write on_bad_feature = "skip" (drop and report) or "error" (the default).',
+            )
+        )
+    else:
+        out["on_bad_feature"] = action
+    if "placeholder_ids" in table:
+        ids = table["placeholder_ids"]
+        if not isinstance(ids, list) or not all(isinstance(v, str) for v in ids):
+            problems.append(
+                Problem(where, "placeholder_ids must be a list of text.", 'e.g. ["---", "ROAD"].')
+            )
+        else:
+            out["placeholder_ids"] = tuple(v.strip() for v in ids)
+    if "max_sliver_sqft" in table:
+        value = table["max_sliver_sqft"]
+        if kind != "zoning":
+            problems.append(Problem(where, "max_sliver_sqft applies to zoning only."))
+        elif (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+            or value < 0
+        ):
+            problems.append(
+                Problem(where, f"max_sliver_sqft = {value!r} must be a number of 0 or more.")
+            )
+        else:
+            out["max_sliver_sqft"] = float(value)
+    if "coverage" in table:
+        coverage = table["coverage"]
+        if not isinstance(coverage, str) or not coverage.strip():
+            problems.append(
+                Problem(
+                    where,
+                    f"coverage = {coverage!r} is not text.",
+                    'write coverage = "town", "extent" or the path of a polygon file.',
+                )
+            )
+        elif coverage in COVERAGES:
+            out["coverage"] = coverage
+        elif kind in ("parcels", "zoning"):
+            problems.append(Problem(where, f"{kind} always cover the town.", "remove coverage."))
+        else:
+            path = Path(coverage).expanduser()
+            path = path if path.is_absolute() else base / path
+            if not path.exists():
+                problems.append(
+                    Problem(
+                        where,
+                        f"coverage = {coverage!r}: neither town, extent nor an existing "
+                        f"file ({path} does not exist).",
+                        'write "town", "extent", or the path of a polygon file of the area '
+                        "the layer maps (relative to the manifest's folder).",
+                    )
+                )
+            else:
+                out["coverage"] = path
+        if out.get("coverage") == "extent" and kind in ("parcels", "zoning"):
+            problems.append(Problem(where, f"{kind} always cover the town.", "remove coverage."))
+    return out
 
 
 def geopackage_manifest(path: Path) -> Manifest:

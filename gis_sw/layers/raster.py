@@ -17,6 +17,13 @@ from affine import Affine
 from pyproj import CRS
 from rasterio import features
 
+SNAP_DECIMALS = 6
+"""Coordinates are rounded to 1e-6 working-CRS units before finding the cells under them.
+
+A vertex on a cell edge (a grid-aligned survey, or a layer reprojected from metres and
+back) otherwise lands on either side of it by a rounding error of 1e-9, and a device's
+"worst place" would change with the CRS the files were stored in."""
+
 
 class RasterMode(StrEnum):
     ELEVATION = "elevation"
@@ -68,8 +75,8 @@ class RasterLayer:
 
     def sample_xy(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         """Value of the cell under each (x, y); ``nan`` outside the raster or on nodata."""
-        x = np.asarray(x, dtype="float64")
-        y = np.asarray(y, dtype="float64")
+        x = np.round(np.asarray(x, dtype="float64"), SNAP_DECIMALS)
+        y = np.round(np.asarray(y, dtype="float64"), SNAP_DECIMALS)
         inv = ~self.transform
         cols, rows = inv @ (x, y)
         cols = np.floor(np.asarray(cols)).astype("int64")
@@ -91,6 +98,7 @@ class RasterLayer:
         if isinstance(geometry, shapely.Point):
             value = self.sample_xy(np.array([geometry.x]), np.array([geometry.y]))
             return value[~np.isnan(value)]
+        geometry = shapely.set_precision(geometry, 10.0**-SNAP_DECIMALS)
         minx, miny, maxx, maxy = shapely.bounds(geometry).tolist()
         inv = ~self.transform
         c0, r0 = inv @ (minx, maxy)

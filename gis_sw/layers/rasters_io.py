@@ -19,7 +19,8 @@ from pathlib import Path
 import numpy as np
 import rasterio
 import rasterio.crs
-from pyproj import CRS
+from affine import Affine
+from pyproj import CRS, Transformer
 from rasterio.errors import RasterioIOError
 from rasterio.warp import Resampling, calculate_default_transform, reproject
 
@@ -115,7 +116,18 @@ def read_raster(
     if problems:
         raise LayerError(problems)
 
-    if not source_crs.equals(working_crs):
+    same_grid = (
+        None
+        if source_crs.equals(working_crs)
+        else _same_grid(source_crs, working_crs, transform, width, height)
+    )
+    if same_grid is not None:
+        transform = same_grid
+        warnings.append(
+            f"grid from {crs_text(source_crs)} rescaled to {crs_text(working_crs)} "
+            "(same projection, other unit: no resampling)."
+        )
+    elif not source_crs.equals(working_crs):
         dst_crs = rasterio.crs.CRS.from_wkt(working_crs.to_wkt())
         src_crs = rasterio.crs.CRS.from_wkt(source_crs.to_wkt())
         dst_transform, dst_width, dst_height = calculate_default_transform(
@@ -157,6 +169,47 @@ def read_raster(
         warnings=(f"mode: {resolved_mode.value}", *warnings),
     )
     return layer, report
+
+
+GRID_TOLERANCE_CELLS = 1e-6
+"""How far (in cells) a reprojected grid point may stray from an affine map of the grid."""
+
+
+def _same_grid(
+    source: CRS, target: CRS, transform: Affine, width: int, height: int
+) -> Affine | None:
+    """The grid's transform in ``target`` when the two CRSs differ only by an affine map.
+
+    A metre state plane and its foot twin (or EPSG:2260 and the twin of EPSG:32115) are the
+    same projection in other units: the grid maps onto itself scaled, and resampling it
+    (bilinear) would blur every value for nothing.  Returns None when the map is not affine
+    to within :data:`GRID_TOLERANCE_CELLS` of a cell at the grid's corners, edges and centre.
+    """
+    to_target = Transformer.from_crs(source, target, always_xy=True)
+    cols = np.array([0.0, width, 0.0, width, width / 2, 0.0, width / 2, width, width / 2])
+    rows = np.array([0.0, 0.0, height, height, height / 2, height / 2, 0.0, height / 2, height])
+    xs, ys = _apply(transform, cols, rows)
+    tx, ty = (np.asarray(v, dtype="float64") for v in to_target.transform(xs, ys))
+    if not (np.isfinite(tx).all() and np.isfinite(ty).all()):
+        return None
+    # corners 0 (col 0, row 0), 1 (col w, row 0) and 2 (col 0, row h) fix the affine map
+    new = Affine(
+        (tx[1] - tx[0]) / width,
+        (tx[2] - tx[0]) / height,
+        tx[0],
+        (ty[1] - ty[0]) / width,
+        (ty[2] - ty[0]) / height,
+        ty[0],
+    )
+    px, py = _apply(new, cols, rows)
+    cell = max(abs(new.a), abs(new.e), 1e-12)
+    error = max(float(np.abs(px - tx).max()), float(np.abs(py - ty).max()))
+    return new if error <= GRID_TOLERANCE_CELLS * cell else None
+
+
+def _apply(t: Affine, cols: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(x, y) of grid positions under an affine transform."""
+    return t.a * cols + t.b * rows + t.c, t.d * cols + t.e * rows + t.f
 
 
 def _mode(

@@ -34,7 +34,10 @@ class LayerSpec:
     optional
         Columns used when present, name to logical type.
     id_column
-        Column that must be unique (``None`` when the layer has no id).
+        Column that names features in messages (``None`` when the layer has no id).
+    unique_id
+        True when ``id_column`` must be unique; False for an optional label that real
+        layers repeat (a wetland system id shared by its parts).
     required_layer
         True when screening cannot start without this layer.
     description
@@ -47,6 +50,7 @@ class LayerSpec:
     optional: dict[str, str] = field(default_factory=dict)
     id_column: str | None = None
     required_layer: bool = False
+    unique_id: bool = True
     description: str = ""
 
 
@@ -74,6 +78,7 @@ TOWN_LAYERS: dict[str, LayerSpec] = {
             GeometryKind.POLYGON,
             optional={"wetland_id": "str", "name": "str"},
             id_column="wetland_id",
+            unique_id=False,
             description="Mapped freshwater wetlands (Chapter 111, NYSDEC, NWI).",
         ),
         LayerSpec(
@@ -87,6 +92,7 @@ TOWN_LAYERS: dict[str, LayerSpec] = {
             GeometryKind.POLYGON,
             optional={"water_id": "str", "name": "str"},
             id_column="water_id",
+            unique_id=False,
             description="Streams, ponds and lakes as polygons.",
         ),
         LayerSpec(

@@ -64,9 +64,19 @@ def listing(labels: Iterable[object]) -> str:
     return f"{head} and {more} more" if more > 0 else head
 
 
+SOURCE_ROW = "_source_row"
+"""Optional column holding each feature's row in the source as read (from 1): after
+skipped features are left out, the rest are still named by the row a user can find."""
+
+
 def feature_labels(frame: pd.DataFrame, id_column: str | None) -> pd.Series:
     """A name for every feature: its id when present, else ``row N`` (from 1)."""
-    rows = pd.Series(np.arange(1, len(frame) + 1), index=frame.index).astype(str)
+    numbers = (
+        frame[SOURCE_ROW].to_numpy()
+        if SOURCE_ROW in frame.columns
+        else np.arange(1, len(frame) + 1)
+    )
+    rows = pd.Series(numbers, index=frame.index).astype(str)
     rows = "row " + rows
     if id_column and id_column in frame.columns:
         ids = id_text(frame[id_column])
@@ -326,7 +336,7 @@ def validate_table(
 
 def _check_ids(frame: pd.DataFrame, spec: LayerSpec, name: str) -> list[Problem]:
     column = spec.id_column
-    if not column or column not in frame.columns:
+    if not column or column not in frame.columns or not spec.unique_id:
         return []
     ids = id_text(frame[column])
     dup = ids[ids.notna() & ids.duplicated(keep=False)]

@@ -5,8 +5,10 @@ through pyogrio with Arrow; GeoParquet through ``geopandas.read_parquet`` (pyogr
 no Parquet driver); DXF through pyogrio, its closed polylines turned into polygons (a DXF
 carries no CRS, so one must be given).  PostGIS lives in :mod:`gis_sw.layers.postgis`.
 
-The CRS is read from the file; the one given by the caller (manifest ``crs``, ``--crs``) is
-used only when the file has none.  A file with neither is an error naming the fix.  Linear
+The CRS is read from the file; the one given by the caller is used when the file has none
+(``[manifest] crs``), and instead of the file's when the caller says so (a layer's own
+``crs``, ``--crs``: ``override_crs``), the warnings naming the CRS replaced.  A file with
+neither is an error naming the fix.  Linear
 units come from the CRS (:func:`crs_units`), never assumed.
 """
 
@@ -67,6 +69,8 @@ def crs_text(crs: CRS | None) -> str:
     """``EPSG:2260`` when the CRS has an authority code, else its name."""
     if crs is None:
         return "none"
+    if "id" not in crs.to_json_dict():  # a CRS built here (a foot twin): its own name
+        return str(crs.name)
     code = crs.to_authority()
     return f"{code[0]}:{code[1]}" if code else str(crs.name)
 
@@ -77,8 +81,11 @@ def read_vector(
     layer: str | None = None,
     kind: str | None = None,
     crs: CRS | None = None,
+    override_crs: bool = False,
+    where: str | None = None,
 ) -> tuple[gpd.GeoDataFrame, CRS, list[str]]:
-    """Read one vector layer with its CRS (the file's, else ``crs``).
+    """Read one vector layer with its CRS (the file's, else ``crs``; ``crs`` always when
+    ``override_crs``).
 
     Parameters
     ----------
@@ -90,6 +97,11 @@ def read_vector(
         Layer kind, used to pick the layer of a multi-layer file named after it.
     crs
         CRS to assume when the file has none.
+    override_crs
+        Use ``crs`` whatever the file claims (a state-plane GeoJSON without a ``crs`` member
+        is EPSG:4326 to GDAL); the warnings say which CRS was replaced.
+    where
+        Attribute filter (an OGR SQL ``WHERE`` clause) applied by GDAL while reading.
 
     Returns
     -------
@@ -104,15 +116,28 @@ def read_vector(
     """
     suffix = path.suffix.lower()
     warnings: list[str] = []
+    if where is not None and (suffix in PARQUET_SUFFIXES or suffix == ".dxf"):
+        raise InputFileError(
+            f"{path}: where = {where!r} cannot be applied to a "
+            f"{'GeoParquet' if suffix in PARQUET_SUFFIXES else 'DXF'} file. Fix: filter the "
+            "file when exporting it, or save it as a GeoPackage."
+        )
     if suffix in PARQUET_SUFFIXES:
         frame = _read_parquet(path)
     elif suffix == ".dxf":
         frame = _read_dxf(path, layer)
     else:
-        frame, notes = _read_ogr(path, layer, kind)
+        frame, notes = _read_ogr(path, layer, kind, where=where)
         warnings.extend(notes)
     label = f"{path}:{layer}" if layer else str(path)
-    if frame.crs is None:
+    if override_crs and crs is not None:
+        if frame.crs is not None and not CRS(frame.crs).equals(crs):
+            warnings.append(
+                f"CRS {crs_text(crs)} from the manifest replaces the file's own "
+                f"{crs_text(CRS(frame.crs))}."
+            )
+        frame = frame.set_crs(crs, allow_override=True)
+    elif frame.crs is None:
         if crs is None:
             raise CRSError(
                 f'{label} has no CRS. Fix: give the CRS it is in, e.g. crs = "EPSG:2263" '
@@ -140,7 +165,7 @@ def _read_parquet(path: Path) -> gpd.GeoDataFrame:
 
 
 def _read_ogr(
-    path: Path, layer: str | None, kind: str | None
+    path: Path, layer: str | None, kind: str | None, *, where: str | None = None
 ) -> tuple[gpd.GeoDataFrame, list[str]]:
     if path.suffix.lower() == ".shp" and path.is_file():
         _check_shapefile_parts(path)
@@ -161,8 +186,14 @@ def _read_ogr(
             f"{path} has no layer {layer!r} (it has {', '.join(layers)}). Fix: correct layer."
         )
     try:
-        frame = pyogrio.read_dataframe(path, layer=layer, use_arrow=True)
+        frame = pyogrio.read_dataframe(path, layer=layer, use_arrow=True, where=where)
     except Exception as exc:  # GDAL read errors
+        if where is not None:
+            raise InputFileError(
+                f"{path}: the filter where = {where!r} failed ({reason(exc)}). Fix: write an "
+                "OGR SQL condition on the file's own column names, e.g. where = "
+                "\"PROP_CLASS <> '330'\" (text in single quotes)."
+            ) from exc
         raise InputFileError(
             unreadable(path, f"vector file: layer {layer or layers[0]!r} failed", exc)
         ) from exc
@@ -176,7 +207,7 @@ def _read_ogr(
         return frame, []
     try:  # Arrow refuses a non-UTF-8 encoding for some drivers: read without it
         frame = pyogrio.read_dataframe(
-            path, layer=layer, use_arrow=False, encoding=FALLBACK_ENCODING
+            path, layer=layer, use_arrow=False, encoding=FALLBACK_ENCODING, where=where
         )
     except Exception as exc:  # GDAL read errors
         raise InputFileError(
@@ -307,6 +338,26 @@ def to_working_crs(frame: gpd.GeoDataFrame, crs: CRS, *, label: str) -> gpd.GeoD
             f"{crs_text(crs)}. Fix: check that the CRS given for the layer is the one it is in."
         )
     check_extent(out, crs, label=label, source=CRS(frame.crs))
+    return round_coordinates(out)
+
+
+COORDINATE_DECIMALS = 6
+"""Reprojected coordinates are rounded to 1e-6 working-CRS units (a millionth of a foot).
+
+A reprojection leaves rounding noise of about 1e-9 on every coordinate: a vertex drawn on a
+raster cell's edge or on a lot line would land on one side of it or the other depending on
+the CRS the file was stored in.  Rounding far below any figure reported (0.01 ft) makes a
+layer stored in metres read exactly as the same layer stored in feet."""
+
+
+def round_coordinates(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    """The frame with every coordinate rounded to :data:`COORDINATE_DECIMALS` decimals."""
+    geoms = np.asarray(frame.geometry.values, dtype=object)
+    if not len(geoms):
+        return frame
+    rounded = shapely.transform(geoms, lambda xy: np.round(xy, COORDINATE_DECIMALS))
+    out = frame.copy()
+    out[frame.geometry.name] = gpd.GeoSeries(rounded, index=frame.index, crs=frame.crs)
     return out
 
 
@@ -355,7 +406,9 @@ def check_extent(
     raise CRSError(
         f"{label}: features read as {given} lie at {where}, outside the area of use of "
         f"{crs_text(crs)} ({area.name.split(' - ')[0]}, {west:.2f}, {south:.2f} to "
-        f"{east:.2f}, {north:.2f}). Fix: check that the layer's CRS is the one its "
-        "coordinates are in (degrees are EPSG:4326; a CAD drawing needs real-world "
-        "coordinates)."
+        f"{east:.2f}, {north:.2f}). Fix: if the town lies outside that area, screen it "
+        "with a ruleset of its own: --ruleset my_town.toml whose working_crs is the town's "
+        'projected CRS (README, "A ruleset for another town"); otherwise check that the '
+        "layer's CRS is the one its coordinates are in (degrees are EPSG:4326; a CAD "
+        "drawing needs real-world coordinates)."
     )

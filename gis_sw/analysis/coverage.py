@@ -1,0 +1,131 @@
+"""Layers that map part of the town, and layers declared none: what a pass may rely on.
+
+A buildings layer with five footprints is a valid layer; a device 9,000 ft from the nearest
+of them is not 9,000 ft from every basement.  When the layers manifest says a layer maps
+only part of the town (``coverage = "extent"`` or a polygon file,
+:attr:`gis_sw.layers.layerset.LayerSet.coverage`), every ``pass`` or ``info`` finding of a
+rule that relies on that layer (:data:`gis_sw.analysis.registry.RULE_LAYERS`) whose subject
+lies outside the coverage, wholly or in part, becomes ``review``, with the sentence
+"buildings cover only part of the town; this device is outside it".  ``fail`` and
+``required`` stay: they come from features that are mapped.
+
+The subject is the device for a finding about a device, else the proposal's disturbance.
+
+A layer declared none (``[wells] none = true``) is an empty layer: rules may pass on it,
+and their pass and info messages say that it was declared none.
+
+Parcels that share one geometry under different ids (condominium units stacked on one lot,
+:meth:`gis_sw.layers.layerset.LayerSet.duplicate_geometries`) are one lot: a message naming
+one of them names the others with it (:func:`name_shared_lots`).
+"""
+
+from __future__ import annotations
+
+import re
+
+import geopandas as gpd
+import numpy as np
+import shapely
+
+from gis_sw.analysis.context import CheckContext
+from gis_sw.analysis.findings import Outcome
+from gis_sw.analysis.registry import layers_needed
+
+__all__ = ["apply_coverage", "name_shared_lots"]
+
+
+def _words(kind: str) -> str:
+    return kind.replace("_", " ")
+
+
+def _subjects(rows: gpd.GeoDataFrame, ctx: CheckContext) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's subject geometry and whether the subject is a device."""
+    devices = ctx.proposals.devices
+    by_device = {
+        (str(p), str(d)): g
+        for p, d, g in zip(
+            devices["proposal_id"], devices["device_id"], devices.geometry.to_numpy(), strict=True
+        )
+    }
+    union = ctx.disturbance_union
+    geoms = np.empty(len(rows), dtype=object)
+    is_device = np.zeros(len(rows), dtype=bool)
+    pairs = zip(rows["proposal_id"].astype(str), rows["subject_id"].astype(str), strict=True)
+    for i, (pid, sid) in enumerate(pairs):
+        device = by_device.get((pid, sid))
+        if device is not None:
+            geoms[i], is_device[i] = device, True
+        else:
+            geoms[i] = union.get(pid, None)
+    return geoms, is_device
+
+
+def apply_coverage(rule_id: str, rows: gpd.GeoDataFrame, ctx: CheckContext) -> gpd.GeoDataFrame:
+    """Turn passes outside a needed layer's coverage into review; note declared absences."""
+    needed = layers_needed(rule_id)
+    if not needed or not len(rows):
+        return rows
+    partial = [(k, ctx.layers.covers(k)) for k in needed if ctx.layers.covers(k) is not None]
+    declared = [k for k in needed if k in ctx.layers.declared_none]
+    if not partial and not declared:
+        return rows
+    rows = rows.copy()
+    outcome = rows["outcome"].astype(str).to_numpy()
+    passive = np.isin(outcome, [str(Outcome.PASS), str(Outcome.INFO)])
+    messages = rows["message"].astype(str).to_numpy().copy()
+    if partial:
+        geoms, is_device = _subjects(rows, ctx)
+        present = np.array([g is not None and not shapely.is_empty(g) for g in geoms], dtype=bool)
+        outside_any = np.zeros(len(rows), dtype=bool)
+        for kind, area in partial:
+            shapely.prepare(area)
+            inside = np.zeros(len(rows), dtype=bool)
+            if present.any():
+                inside[present] = shapely.covered_by(geoms[present], area)
+            outside = passive & present & ~inside & ~outside_any
+            for i in np.flatnonzero(outside):
+                noun = "device" if is_device[i] else "proposal's disturbance"
+                messages[i] = (
+                    f"{_words(kind).capitalize()} cover only part of the town; this {noun} "
+                    f"is outside it, so {rule_id} cannot pass on what the layer shows: review "
+                    f"by hand. (The layer shows: {messages[i]})"
+                )
+            outside_any |= outside
+        outcome = np.where(outside_any, str(Outcome.REVIEW), outcome)
+        passive &= ~outside_any
+    if declared:
+        note = "; ".join(f"{_words(k)} declared none in the layers manifest" for k in declared)
+        for i in np.flatnonzero(passive):
+            messages[i] = f"{messages[i].rstrip()} ({note}.)"
+    rows["outcome"] = outcome
+    rows["message"] = messages
+    return rows
+
+
+_PARCEL_WORD = re.compile(r"\bparcel (\S+?)(?=[,;:)]?(?:\s|$)|\.(?:\s|$))")
+
+
+def name_shared_lots(rows: gpd.GeoDataFrame, ctx: CheckContext) -> gpd.GeoDataFrame:
+    """Append, to a message naming a parcel that shares its geometry with others, their ids."""
+    groups = ctx.layers.duplicate_geometries("parcels")
+    if not groups or not len(rows):
+        return rows
+    partners = {pid: group for group in groups for pid in group}
+    messages = rows["message"].astype(str).to_numpy().copy()
+    changed = False
+    for i, text in enumerate(messages):
+        named = [m for m in _PARCEL_WORD.findall(text) if m in partners]
+        if not named:
+            continue
+        pid = named[0]
+        others = ", ".join(p for p in partners[pid] if p != pid)
+        messages[i] = (
+            f"{text.rstrip()} (Parcel {pid} is the same lot as {others}: one geometry, "
+            "several ids, such as condominium units.)"
+        )
+        changed = True
+    if not changed:
+        return rows
+    rows = rows.copy()
+    rows["message"] = messages
+    return rows
