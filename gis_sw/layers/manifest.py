@@ -149,8 +149,6 @@ class Manifest:
     ignored: tuple[str, ...] = ()
 
 
-
-
 def parse_crs(value: object, where: str, problems: list[Problem]) -> CRS | None:
     """A CRS from user text (``EPSG:2263``, WKT, PROJ string); records a problem when bad."""
     if value is None:
