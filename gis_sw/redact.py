@@ -168,14 +168,15 @@ def shown(value: object) -> str:
 
 
 class RedactingFilter(logging.Filter):
-    """A logging filter that masks passwords in every record's message and arguments."""
+    """A logging filter: every record's message (arguments included) as :func:`shown` gives
+    it, its traceback text redacted."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         try:
             message = record.getMessage()
         except (TypeError, ValueError):  # a malformed record: leave it to the formatter
             return True
-        cleaned = redact(message)
+        cleaned = shown(message)
         if cleaned != message:
             record.msg, record.args = cleaned, None
         if record.exc_info and record.exc_info[1] is not None:
