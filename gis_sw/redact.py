@@ -32,6 +32,7 @@ __all__ = [
     "dsn_secrets",
     "printable",
     "redact",
+    "redact_dsn",
     "scrub",
     "shown",
 ]
@@ -72,6 +73,28 @@ def redact(text: str) -> str:
     out = _QUERY.sub(lambda m: f"{m['key']}{m['eq']}{MASK}", out)
     out = _PAIR.sub(lambda m: f"{m['key']}{m['eq']}{MASK}", out)
     return _USERINFO.sub(lambda m: f"{m['head']}:{MASK}@", out)
+
+
+def redact_dsn(dsn: str) -> str:
+    """A connection string to show as a layer's source: its password left out entirely.
+
+    ``postgresql://ann:s3cret@db/town?password=x&sslmode=require`` gives
+    ``postgresql://ann@db/town?sslmode=require``; ``host=db password='a b' dbname=town``
+    gives ``host=db dbname=town``.  Whatever is not recognised as one of those forms still
+    goes through :func:`redact`.
+    """
+    start = _URI_START.match(dsn)
+    if start is not None:
+        masked = _redact_uri_userinfo(dsn).replace(f":{MASK}@", "@", 1)
+        head, sep, query = masked.partition("?")
+        if sep:
+            kept = [p for p in query.split("&") if not _SECRET_PARAM.match(p)]
+            masked = head + ("?" + "&".join(kept) if kept else "")
+        return redact(masked)
+    return redact(" ".join(_PAIR.sub("", dsn).split()))
+
+
+_SECRET_PARAM = re.compile(rf"(?i){_SECRET_KEY}=")
 
 
 def _redact_uri_userinfo(text: str) -> str:

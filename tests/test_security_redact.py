@@ -7,7 +7,15 @@ import logging
 
 import pytest
 
-from gis_sw.redact import RedactingFilter, dsn_secrets, printable, redact, scrub, shown
+from gis_sw.redact import (
+    RedactingFilter,
+    dsn_secrets,
+    printable,
+    redact,
+    redact_dsn,
+    scrub,
+    shown,
+)
 
 FORMS = [
     pytest.param(
@@ -71,6 +79,28 @@ FORMS = [
 @pytest.mark.parametrize(("text", "expected"), FORMS)
 def test_every_password_form_is_masked(text: str, expected: str) -> None:
     assert redact(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("dsn", "shown_as"),
+    [
+        ("postgresql://ann:s3 cr%zz@db:5432/town", "postgresql://ann@db:5432/town"),
+        (
+            "postgresql://ann@db/town?password=x&sslmode=require",
+            "postgresql://ann@db/town?sslmode=require",
+        ),
+        (
+            "postgresql://ann@db/town?sslmode=require&PASSWORD=x",
+            "postgresql://ann@db/town?sslmode=require",
+        ),
+        ("postgresql://ann@db/town?password=x", "postgresql://ann@db/town"),
+        ("host=db password = 'a b\\'c' dbname=town", "host=db dbname=town"),
+        ("host=db PGPASSWORD=x sslpassword=y dbname=town", "host=db dbname=town"),
+        ("postgresql://ann:pa/ss@db/town", "postgresql://ann:***@db/town"),
+    ],
+)
+def test_a_source_is_shown_without_its_password(dsn: str, shown_as: str) -> None:
+    assert redact_dsn(dsn) == shown_as
 
 
 def test_a_password_in_a_sentence_is_masked_where_it_stands() -> None:

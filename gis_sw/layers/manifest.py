@@ -45,7 +45,7 @@ from gis_sw.errors import InputFileError, LayerError, Problem
 from gis_sw.layers.raster import RasterMode
 from gis_sw.layers.specs import RASTER_LAYERS, TOWN_LAYERS
 from gis_sw.layers.vector import unreadable
-from gis_sw.redact import redact
+from gis_sw.redact import redact_dsn
 
 logger = logging.getLogger(__name__)
 
@@ -122,7 +122,7 @@ class LayerEntry:
         """Where the layer comes from, for messages (``town.gpkg:parcels``)."""
         if self.postgis is not None:
             target = self.table if self.table else "query"
-            return f"postgis:{redact(self.postgis)}:{target}"
+            return f"postgis:{redact_dsn(self.postgis)}:{target}"
         name = str(self.path)
         return f"{name}:{self.layer}" if self.layer else name
 
