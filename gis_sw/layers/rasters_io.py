@@ -127,7 +127,11 @@ def read_raster(
             values = np.full((0, 0), np.nan)
         else:
             masked = src.read(1, window=window, masked=True, out_dtype="float64")
-            values = np.ma.filled(masked, np.nan)
+            values = np.ma.getdata(masked)  # filled in place: no second copy of the cells
+            mask = np.ma.getmask(masked)
+            if mask is not np.ma.nomask:
+                values[mask] = np.nan
+            del masked, mask
         windowed = (window.width, window.height) != (src.width, src.height)
         if windowed:
             warnings.append(
