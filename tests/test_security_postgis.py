@@ -13,6 +13,7 @@ import importlib
 import os
 import subprocess
 import sys
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from click.testing import CliRunner, Result
 from corpus import manifest, town_frames, write_town
 
 from gis_sw.cli import cli
-from gis_sw.errors import InputFileError
+from gis_sw.errors import InputFileError, LayerError
 from gis_sw.layers.postgis import read_postgis
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg missing: pip install 'gis_sw[postgis]'")
@@ -175,19 +176,32 @@ def test_check_verbose_logs_and_outputs_hold_no_password(tmp_path: Path, town_db
     assert round(float(permit["measured"].iloc[0]), 2) == 134.0
 
 
-def test_check_verbose_traceback_of_a_bad_password_hides_it(tmp_path: Path, town_db: str) -> None:
+def test_check_error_and_verbose_traceback_of_a_bad_password_hide_it(
+    tmp_path: Path, town_db: str
+) -> None:
     inputs = write_town(tmp_path)
     layers = manifest(
         tmp_path,
         {"parcels": {"postgis": sources(town_db)["bad_percent"], "table": "sec.parcels"}},
     )
-    plain = run(["check", str(inputs.proposals), "--layers", str(layers)], tmp_path)
-    assert plain.returncode == 2
-    assert SECRET not in plain.stdout + plain.stderr
+    args = ["check", str(inputs.proposals), "--layers", str(layers)]
+    plain = invoke(args)
+    assert plain.exit_code == 2
+    assert SECRET not in plain.output
     assert 'invalid percent-encoded token: "***"' in plain.stderr
-    verbose = run(["-vv", "check", str(inputs.proposals), "--layers", str(layers)], tmp_path)
-    assert "Traceback" in verbose.stderr  # -v shows the traceback: without the password
-    assert SECRET not in verbose.stdout + verbose.stderr
+    # -v re-raises for the traceback: neither it nor a chained driver error holds the secret
+    verbose = invoke(["-v", *args])
+    assert isinstance(verbose.exception, LayerError)
+    shown = "".join(traceback.format_exception(verbose.exception))
+    assert "Traceback" in shown
+    assert "invalid percent-encoded token" in shown
+    assert SECRET not in shown
+    # the reader's own error does not chain the driver's (which quotes the password)
+    with pytest.raises(InputFileError) as info:
+        read_postgis(sources(town_db)["bad_percent"], table="sec.parcels", label="parcels")
+    assert info.value.__cause__ is None
+    assert info.value.__suppress_context__
+    assert SECRET not in "".join(traceback.format_exception(info.value))
 
 
 # --- read-only ---------------------------------------------------------------------------
