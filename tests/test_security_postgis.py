@@ -270,8 +270,10 @@ def test_a_query_that_is_not_one_select_is_refused_and_the_table_survives(
         ),
         ("SELECT id, geom, sneaky() AS n FROM victim", "read-only transaction"),
         ("SELECT id, geom, nextval('victim_seq') AS n FROM victim", "read-only transaction"),
+        ("SELECT id, geom FROM victim FOR UPDATE", "read-only transaction"),
+        ("SELECT id, geom INTO stolen FROM victim", "SELECT ... INTO is not allowed"),
     ],
-    ids=["delete-in-a-cte", "function-that-inserts", "nextval"],
+    ids=["delete-in-a-cte", "function-that-inserts", "nextval", "row-locks", "select-into"],
 )
 def test_a_write_hidden_in_a_select_fails_read_only(
     dsn: str, victim: Callable[[], int], query: str, server_says: str
