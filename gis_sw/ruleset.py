@@ -404,7 +404,13 @@ def parse_ruleset(data: Mapping[str, Any], *, source: str = "<ruleset>") -> Rule
     exemptions = data.get("exemptions", {})
     citations = data.get("citations", {})
     wording = data.get("wording", {})
-    for name, table in (("exemptions", exemptions), ("citations", citations), ("wording", wording)):
+    titles = data.get("titles", {})
+    for name, table in (
+        ("exemptions", exemptions),
+        ("citations", citations),
+        ("wording", wording),
+        ("titles", titles),
+    ):
         if not isinstance(table, Mapping) or not all(isinstance(v, str) for v in table.values()):
             problems.append(f"[{name}] should be a table of strings")
     if problems:

@@ -133,9 +133,9 @@ def test_raster_in_metres_crs_reprojected_and_converted(tmp_path: Path, ruleset:
     assert shgw.mode is RasterMode.ELEVATION
     # Cell size kept near 10 m = 32.81 ftUS.
     assert shgw.cell_size[0] == pytest.approx(10.0 * FT_US_PER_M, rel=0.01)
-    # Sample well inside the grid (away from the nodata border the warp leaves).
-    xs = np.array([X0 + 100.0, X0 + 300.0, X0 + 500.0])
-    ys = np.array([Y0 - 300.0, Y0 - 200.0, Y0 - 600.0])
+    # Sample inside the area read: the parcel and the 100 ft the rules reach around it.
+    xs = np.array([X0 - 90.0, X0 + 50.0, X0 + 190.0])
+    ys = np.array([Y0 + 190.0, Y0 + 50.0, Y0 - 90.0])
     inv = ~shgw.transform
     cols_f, rows_f = inv @ (xs, ys)
     centre_x, centre_y = shgw.transform @ (np.floor(cols_f) + 0.5, np.floor(rows_f) + 0.5)

@@ -29,7 +29,7 @@ from gis_sw.analysis.findings import (
     finding_id,
     make_findings,
 )
-from gis_sw.analysis.registry import RULES_BY_ID, Rule, select_rules
+from gis_sw.analysis.registry import RULES_BY_ID, Rule, rule_title, select_rules
 from gis_sw.errors import GisSwError
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.proposals import Proposals
@@ -47,7 +47,7 @@ def complete_findings(rows: gpd.GeoDataFrame, ruleset: Ruleset) -> gpd.GeoDataFr
     out = rows.copy()
     rules = [RULES_BY_ID[r] for r in out["rule_id"]]
     out["citation"] = [ruleset.citation(r.rule_id) for r in rules]
-    out["title"] = [r.title for r in rules]
+    out["title"] = [rule_title(r, ruleset) for r in rules]
     passive = out["outcome"].isin([Outcome.PASS, Outcome.INFO]).to_numpy()
     out["severity"] = np.where(passive, str(Severity.INFO), [str(r.severity) for r in rules])
     out["ruleset"] = ruleset.name

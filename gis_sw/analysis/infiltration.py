@@ -334,7 +334,7 @@ def _near_features(
 def _vehicle_rule(ctx: CheckContext, rule_id: str, limit: float, kinds: tuple[str, ...]) -> _Rows:
     rows = _Rows(ctx, rule_id)
     advisory = rule_id == "SW210"
-    lead = "Advisory, not Chapter 183: " if advisory else ""
+    lead = f"{ctx.ruleset.wording('advisory_lead', 'Advisory, not town law')}: " if advisory else ""
     flags = _vehicle_flags(rows)
     missing, best = _near_features(rows, limit, kinds)
     geoms = rows.devices.geometry.to_numpy()

@@ -19,6 +19,7 @@ import click
 
 from gis_sw import __version__
 from gis_sw.errors import GisSwError
+from gis_sw.redact import RedactingFilter, shown
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("gis_sw.cli.validate", "Read and validate town layers; print a report per layer."),
@@ -64,16 +65,16 @@ class LazyGroup(click.Group):
         except GisSwError as exc:
             if verbose:
                 raise
-            click.echo(f"gis-sw: error: {exc}", err=True)
+            click.echo(f"gis-sw: error: {shown(exc)}", err=True)
             ctx.exit(EXIT_BAD_INPUT)
         except Exception as exc:  # last resort: never a bare traceback for the user
             if verbose:
                 raise
             if _is_environment_error(exc):
-                click.echo(f"gis-sw: error: {_environment_error(exc)}", err=True)
+                click.echo(f"gis-sw: error: {shown(_environment_error(exc))}", err=True)
                 ctx.exit(EXIT_BAD_INPUT)
             click.echo(
-                f"gis-sw: internal error ({type(exc).__name__}: {exc}). This is a bug in "
+                f"gis-sw: internal error ({type(exc).__name__}: {shown(exc)}). This is a bug in "
                 "gis-sw, not in your data or setup. Fix: please report it with the command "
                 "line and the output of the same command run with `gis-sw -v`.",
                 err=True,
@@ -123,7 +124,15 @@ def cli(ctx: click.Context, verbose: int, quiet: bool) -> None:
         else (logging.INFO if verbose else logging.WARNING)
     )
     logging.basicConfig(level=level, format="gis-sw: %(levelname)s: %(message)s", stream=sys.stderr)
+    _redact_logs()
     ctx.ensure_object(dict)
+
+
+def _redact_logs() -> None:
+    """Mask passwords in every log line, whichever library logs it."""
+    for handler in logging.getLogger().handlers:
+        if not any(isinstance(f, RedactingFilter) for f in handler.filters):
+            handler.addFilter(RedactingFilter())
 
 
 def main() -> None:

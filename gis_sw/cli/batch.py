@@ -13,6 +13,7 @@ import click
 from gis_sw.batch.run import DEFAULT_CHUNK_SIZE, ChunkPlan, Engine, RunOptions, run_chunks_to_store
 from gis_sw.batch.write import parcels_frame, write_batch_outputs, write_overview_map
 from gis_sw.errors import OutputError
+from gis_sw.redact import shown
 
 log = logging.getLogger(__name__)
 
@@ -205,6 +206,6 @@ def command(  # noqa: PLR0917  # click passes every option by keyword
     )
     problems = result.prepared.summary()
     if problems:
-        click.echo(f"parcel layer problems: {problems}", err=True)
+        click.echo(shown(f"parcel layer problems: {problems}"), err=True)
     for name, path in written.items():
         click.echo(f"{name}\t{path}")

@@ -18,6 +18,7 @@ from pathlib import Path
 import click
 
 from gis_sw.errors import GisSwError, InputFileError, ProposalError
+from gis_sw.redact import printable
 
 
 class RainfallError(GisSwError, ValueError):
@@ -137,7 +138,7 @@ def command(
         period = periods.get(pid)
         if period is None:
             click.echo(
-                f"{pid}: no construction period (construction_start/construction_end or "
+                f"{printable(pid)}: no construction period (construction_start/construction_end or "
                 "disturbance dates); no calendar written",
                 err=True,
             )
@@ -158,13 +159,14 @@ def command(
         )
         written += 1
         click.echo(
-            f"{pid}: {period.start.isoformat()} to {period.end.isoformat()} "
+            f"{printable(pid)}: {period.start.isoformat()} to {period.end.isoformat()} "
             f"({period.source}): {cal.weekly_count} weekly and {cal.storm_count} storm "
             f"inspection report(s), {len(cal.inspections)} due date(s)"
         )
         if rainfall is not None and cal.rain_days_missing:
             click.echo(
-                f"{pid}: warning: the rainfall file has no value for {cal.rain_days_missing} "
+                f"{printable(pid)}: warning: the rainfall file has no value for "
+                f"{cal.rain_days_missing} "
                 "day(s) of the construction period; storms on those days are not listed",
                 err=True,
             )

@@ -20,6 +20,7 @@ from gis_sw.analysis.waivers import WaiverStatus, apply_waivers, load_waivers
 from gis_sw.outputs.atomic import check_writable
 from gis_sw.outputs.report import CHECK_OUTPUTS, write_check_outputs
 from gis_sw.outputs.summary import count_line, format_notes, format_table
+from gis_sw.redact import shown
 from gis_sw.ruleset import load_ruleset
 
 log = logging.getLogger("gis_sw.cli.check")
@@ -136,14 +137,19 @@ def command(
         for result in results:
             if result.status is WaiverStatus.EXPIRED:
                 click.echo(
-                    f"gis-sw: warning: waiver for {result.waiver.label()} ({result.waiver.where}) "
-                    f"expired on {result.waiver.expires} and was not applied",
+                    shown(
+                        f"gis-sw: warning: waiver for {result.waiver.label()} "
+                        f"({result.waiver.where}) expired on {result.waiver.expires} and was "
+                        "not applied"
+                    ),
                     err=True,
                 )
             elif result.status is WaiverStatus.UNMATCHED:
                 click.echo(
-                    f"gis-sw: warning: waiver for {result.waiver.label()} ({result.waiver.where}) "
-                    "matched no finding",
+                    shown(
+                        f"gis-sw: warning: waiver for {result.waiver.label()} "
+                        f"({result.waiver.where}) matched no finding"
+                    ),
                     err=True,
                 )
     click.echo(format_table(findings))

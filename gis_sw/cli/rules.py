@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from gis_sw.analysis.registry import RULES
+from gis_sw.analysis.registry import RULES, rule_title
 from gis_sw.ruleset import load_ruleset
 
 
@@ -19,7 +19,8 @@ def rule_rows(ruleset_name: str | None = None) -> list[tuple[str, str, str]]:
     ruleset = load_ruleset(ruleset_name)
     rows = []
     for rule in RULES:
-        title = rule.title if rule.town_law else f"{rule.title} [not town law]"
+        title = rule_title(rule, ruleset)
+        title = title if rule.town_law else f"{title} [not town law]"
         rows.append((rule.rule_id, ruleset.citation(rule.rule_id), title))
     return rows
 

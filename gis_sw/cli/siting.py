@@ -19,6 +19,7 @@ import shapely
 from gis_sw.analysis.siting import DeviceClass, siting_polygons
 from gis_sw.layers.read import read_layers
 from gis_sw.outputs.atomic import atomic_path, check_writable, output_group
+from gis_sw.redact import shown
 from gis_sw.ruleset import load_ruleset
 
 
@@ -143,8 +144,10 @@ def command(  # noqa: PLR0917 (click passes options as arguments)
     written = write_siting(out_dir, polygons, overwrite=overwrite)
     for row in polygons.itertuples(index=False):
         click.echo(
-            f"{row.parcel_id}: {row.outcome}, {row.area_sqft:,.0f} sq ft for a "
-            f"{row.device_class} device; {row.reason}"
+            shown(
+                f"{row.parcel_id}: {row.outcome}, {row.area_sqft:,.0f} sq ft for a "
+                f"{row.device_class} device; {row.reason}"
+            )
         )
     for path in written:
         click.echo(f"wrote {path}", err=True)

@@ -20,6 +20,7 @@ from gis_sw.layers.read import LayerInspection, inspect_layers, read_proposals
 from gis_sw.layers.specs import RASTER_LAYERS, TOWN_LAYERS
 from gis_sw.layers.validate import listing
 from gis_sw.layers.vector import crs_text, crs_units
+from gis_sw.redact import shown
 from gis_sw.ruleset import load_ruleset
 
 EXIT_BAD_INPUT = 2
@@ -201,11 +202,11 @@ def command(
     inspection = inspect_layers(source, ruleset=ruleset, strict=strict)
     declared = ruleset.crs_declared if ruleset.crs_is_twin else None
     for line in format_inspection(inspection, declared=declared):
-        click.echo(line)
+        click.echo(shown(line))
     failed = not inspection.ok
     if proposals_path is not None:
         click.echo("")
-        click.echo(f"Proposals: {proposals_path}")
+        click.echo(shown(f"Proposals: {proposals_path}"))
         working, unit = crs_text(ruleset.working_crs), crs_units(ruleset.working_crs)
         try:
             proposals = read_proposals(proposals_path, ruleset=ruleset, crs=crs, strict=strict)
@@ -216,13 +217,13 @@ def command(
                 by_layer.setdefault(problem.layer, []).append(problem)
             for layer, problems in by_layer.items():
                 for line in format_problems(layer, problems):
-                    click.echo(line)
+                    click.echo(shown(line))
         else:
-            click.echo(f"  proposals: {len(proposals.ids)} ({listing(proposals.ids)})")
+            click.echo(shown(f"  proposals: {len(proposals.ids)} ({listing(proposals.ids)})"))
             for report in proposals.reports.values():
                 if isinstance(report, LayerReport):
                     for line in format_report(report, working=working, unit=unit):
-                        click.echo(f"  {line}")
+                        click.echo(shown(f"  {line}"))
     if failed:
         click.echo("gis-sw: error: input layers have problems (listed above).", err=True)
         raise click.exceptions.Exit(EXIT_BAD_INPUT)

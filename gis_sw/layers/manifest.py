@@ -55,6 +55,7 @@ from gis_sw.errors import InputFileError, LayerError, Problem
 from gis_sw.layers.raster import RasterMode
 from gis_sw.layers.specs import RASTER_LAYERS, TOWN_LAYERS
 from gis_sw.layers.vector import unreadable
+from gis_sw.redact import redact_dsn
 
 logger = logging.getLogger(__name__)
 
@@ -164,7 +165,7 @@ class LayerEntry:
     layer: str | None = None
     columns: dict[str, str] = field(default_factory=dict)
     crs: CRS | None = None
-    postgis: str | None = None
+    postgis: str | None = field(default=None, repr=False)  # never shown: it may hold a password
     table: str | None = None
     query: str | None = None
     geometry_column: str | None = None
@@ -192,7 +193,7 @@ class LayerEntry:
         """Where the layer comes from, for messages (``town.gpkg:parcels``)."""
         if self.postgis is not None:
             target = self.table if self.table else "query"
-            return f"postgis:{_redact(self.postgis)}:{target}"
+            return f"postgis:{redact_dsn(self.postgis)}:{target}"
         name = str(self.path)
         return f"{name}:{self.layer}" if self.layer else name
 
@@ -217,16 +218,6 @@ class Manifest:
     name: str
     entries: dict[str, LayerEntry]
     ignored: tuple[str, ...] = ()
-
-
-def _redact(dsn: str) -> str:
-    """A connection string without its password, for messages."""
-    if "://" in dsn and "@" in dsn:
-        scheme, rest = dsn.split("://", 1)
-        creds, host = rest.rsplit("@", 1)
-        user = creds.split(":", 1)[0]
-        return f"{scheme}://{user}@{host}"
-    return " ".join(p for p in dsn.split() if not p.startswith("password="))
 
 
 def parse_crs(value: object, where: str, problems: list[Problem]) -> CRS | None:

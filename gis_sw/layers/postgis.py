@@ -4,11 +4,19 @@ pyogrio's wheel carries no PostgreSQL driver, so rows are fetched with psycopg (
 ``postgis`` extra): the geometry (or geography, cast to geometry) as WKB (``ST_AsBinary``)
 and its SRID (``ST_SRID``), which is looked up in ``spatial_ref_sys`` to build the CRS.  A
 layer whose SRID is 0 takes the CRS given in the manifest, or is refused.
+
+Reading never writes: the session starts with ``default_transaction_read_only=on`` and every
+statement runs in one ``READ ONLY`` transaction that is rolled back (a server that does not
+report ``transaction_read_only = on`` is refused); a table name is quoted as identifiers
+(``schema.table``); a manifest ``query`` must be exactly one ``SELECT`` (or
+``WITH ... SELECT``) statement (:func:`check_select`), refused otherwise before connecting.
+Messages carry the connection string without its password (:mod:`gis_sw.redact`).
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 import geopandas as gpd
@@ -18,12 +26,15 @@ from pyproj import CRS
 from pyproj.exceptions import CRSError as PyprojCRSError
 
 from gis_sw.errors import CRSError, InputFileError
+from gis_sw.redact import dsn_secrets, redact, scrub
 
 logger = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_S = 10
 _WKB = "__gis_sw_wkb"
 _SRID = "__gis_sw_srid"
+READ_ONLY_OPTION = "-c default_transaction_read_only=on"
+"""Added to the connection's ``options``: every transaction of the session is read-only."""
 
 
 def read_postgis(
@@ -44,7 +55,7 @@ def read_postgis(
     table
         Table name, optionally ``schema.table``.
     query
-        A ``SELECT`` (used instead of ``table``).
+        One ``SELECT`` or ``WITH ... SELECT`` statement (used instead of ``table``).
     geometry_column
         The geometry column; found from the column types when None.
     crs
@@ -55,8 +66,8 @@ def read_postgis(
     Raises
     ------
     InputFileError
-        If psycopg is missing, the server cannot be reached, or the table, query or geometry
-        column is wrong.
+        If psycopg is missing, the server cannot be reached, the query is not one ``SELECT``,
+        the session is not read-only, or the table, query or geometry column is wrong.
     CRSError
         If the SRID is 0 and no CRS was given, or geometries carry different SRIDs.
     """
@@ -67,15 +78,20 @@ def read_postgis(
         raise InputFileError(
             f"{label}: reading PostGIS needs psycopg. Fix: pip install 'gis_sw[postgis]'."
         ) from exc
+    label = redact(label)
     if (table is None) == (query is None):
         raise InputFileError(f"{label}: give exactly one of table or query.")
     if table is not None:
-        base: Any = sql.SQL("SELECT * FROM {}").format(sql.Identifier(*table.split(".", 1)))
+        base: Any = sql.SQL("SELECT * FROM {}").format(sql.Identifier(*_table_parts(table, label)))
     else:
-        base = sql.SQL(str(query).strip().rstrip(";"))
+        base = sql.SQL(check_select(str(query), label=label))
     warnings: list[str] = []
     try:
-        with psycopg.connect(dsn, connect_timeout=CONNECT_TIMEOUT_S) as conn:
+        options = psycopg.conninfo.conninfo_to_dict(dsn).get("options")
+        options = f"{options} {READ_ONLY_OPTION}" if options else READ_ONLY_OPTION
+        with psycopg.connect(dsn, connect_timeout=CONNECT_TIMEOUT_S, options=options) as conn:
+            conn.read_only = True  # BEGIN READ ONLY, before any statement
+            _check_read_only(conn, label)
             geom_oids = _geometry_oids(conn, label)
             with conn.cursor() as cur:
                 cur.execute(sql.SQL("SELECT * FROM ({}) AS q LIMIT 0").format(base))
@@ -108,11 +124,14 @@ def read_postgis(
             data = pd.DataFrame.from_records(rows, columns=names)
             srids = sorted({int(s) for s in data[_SRID].dropna()})
             source_crs = _crs_of(conn, srids, crs, label)
+            conn.rollback()  # nothing to keep: the transaction only read
     except psycopg.Error as exc:
-        message = str(exc).strip()
-        raise InputFileError(
-            f"{label}: {message}. Fix: check the connection, table or query."
-        ) from exc
+        raw = str(exc).strip()
+        message = scrub(raw, dsn_secrets(dsn))
+        error = InputFileError(f"{label}: {message}. Fix: check the connection, table or query.")
+        if message != raw:  # the driver's own text held a secret: do not chain it
+            raise error from None
+        raise error from exc
     geoms = shapely.from_wkb([None if v is None else bytes(v) for v in data[_WKB]])
     attrs = data.drop(columns=[_WKB, _SRID])
     for column in attrs.columns:
@@ -125,6 +144,155 @@ def read_postgis(
         )
     logger.info("%s: %d features from PostGIS", label, len(frame))
     return frame, source_crs, warnings
+
+
+def check_select(query: str, *, label: str = "postgis") -> str:
+    """The query without a trailing ``;``, when it is exactly one ``SELECT`` statement.
+
+    Comments, string literals (``'...'``, ``E'...'``, dollar-quoted) and quoted identifiers
+    are skipped; what is left must hold no ``;`` but a final one, balanced parentheses, and
+    begin with ``SELECT`` or ``WITH`` (whose main statement, after the common table
+    expressions, is a ``SELECT``).  Writes hidden inside a ``SELECT`` (a data-modifying CTE,
+    a function that writes) are stopped by the read-only transaction instead.
+
+    Raises
+    ------
+    InputFileError
+        Naming the layer and what was found, with the fix.
+    """
+    code = _code_only(query, label)
+    body = code.rstrip()
+    if body.endswith(";"):
+        body = body[:-1].rstrip()
+    fix = _QUERY_FIX
+    if ";" in body:
+        raise InputFileError(
+            f"{label}: the query holds more than one statement (a ';' before its end). {fix}"
+        )
+    depth = 0
+    for char in body:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth < 0:
+            break
+    if depth != 0:
+        raise InputFileError(f"{label}: the query's parentheses do not balance. {fix}")
+    words = [(m.group(0).upper(), m.start()) for m in _WORD.finditer(body)]
+    if not words:
+        raise InputFileError(f"{label}: the query is empty. {fix}")
+    first = words[0][0]
+    if first not in ("SELECT", "WITH") or body[: words[0][1]].strip(" \t\r\n("):
+        raise InputFileError(
+            f"{label}: the query must be a SELECT statement; it begins with {first}. {fix}"
+        )
+    if first == "WITH":
+        main = next((w for w, at in words if w in _MAIN_WORDS and _depth(body, at) == 0), None)
+        if main != "SELECT":
+            raise InputFileError(
+                f"{label}: the query's main statement after WITH is {main or 'missing'}, "
+                f"not SELECT. {fix}"
+            )
+    return query[: len(body)].strip()  # blanked code keeps offsets: cut ';' and a last comment
+
+
+_QUERY_FIX = (
+    "Fix: give one SELECT (or WITH ... SELECT) statement as query, or name the table "
+    'with table = "schema.table"; gis-sw only reads.'
+)
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
+_MAIN_WORDS = frozenset({"SELECT", "INSERT", "UPDATE", "DELETE", "MERGE", "VALUES", "TABLE"})
+_DOLLAR_TAG = re.compile(r"\$(?:[A-Za-z_\x80-\U0010ffff][A-Za-z0-9_\x80-\U0010ffff]*)?\$")
+
+
+def _depth(code: str, at: int) -> int:
+    return code.count("(", 0, at) - code.count(")", 0, at)
+
+
+def _code_only(query: str, label: str) -> str:
+    """``query`` with comments blanked to spaces, literals and quoted identifiers to ``0``
+    (same length, so offsets hold)."""
+    out: list[str] = []
+    i, n = 0, len(query)
+    while i < n:
+        char = query[i]
+        two = query[i : i + 2]
+        if two == "--":
+            end = query.find("\n", i)
+            end = n if end < 0 else end
+        elif two == "/*":
+            end, depth = i + 2, 1
+            while depth and end < n:
+                if query.startswith("/*", end):
+                    depth, end = depth + 1, end + 2
+                elif query.startswith("*/", end):
+                    depth, end = depth - 1, end + 2
+                else:
+                    end += 1
+            if depth:
+                raise InputFileError(
+                    f"{label}: the query has an unterminated /* comment. {_QUERY_FIX}"
+                )
+        elif char in "'\"":
+            escapes = (
+                char == "'" and i > 0 and query[i - 1] in "eE" and not _ident_char(query, i - 2)
+            )
+            end = i + 1
+            while True:
+                if end >= n:
+                    raise InputFileError(
+                        f"{label}: the query has an unterminated {char} quote. {_QUERY_FIX}"
+                    )
+                if escapes and query[end] == "\\":
+                    end += 2
+                elif query[end] == char:
+                    if query.startswith(char * 2, end):
+                        end += 2
+                    else:
+                        end += 1
+                        break
+                else:
+                    end += 1
+        elif char == "$" and not _ident_char(query, i - 1) and (tag := _DOLLAR_TAG.match(query, i)):
+            close = query.find(tag.group(0), tag.end())
+            if close < 0:
+                raise InputFileError(
+                    f"{label}: the query has an unterminated $ quote. {_QUERY_FIX}"
+                )
+            end = close + len(tag.group(0))
+        else:
+            out.append(char)
+            i += 1
+            continue
+        out.append((" " if char in "-/" else "0") * (end - i))
+        i = end
+    return "".join(out)
+
+
+def _ident_char(text: str, at: int) -> bool:
+    """Whether ``text[at]`` continues an identifier or number (so a ``$`` there is no quote)."""
+    return at >= 0 and (text[at].isalnum() or text[at] in "_$")
+
+
+def _table_parts(table: str, label: str) -> list[str]:
+    parts = table.split(".", 1)
+    if not all(p.strip() for p in parts):
+        raise InputFileError(
+            f"{label}: table = {table!r} is not a table name. "
+            'Fix: write table = "table" or "schema.table".'
+        )
+    return parts
+
+
+def _check_read_only(conn: Any, label: str) -> None:
+    """Refuse a session whose transactions are not read-only (a proxy dropped the option)."""
+    with conn.cursor() as cur:
+        cur.execute("SHOW transaction_read_only")
+        row = cur.fetchone()
+    if row is None or str(row[0]).lower() != "on":
+        raise InputFileError(
+            f"{label}: the server did not start a read-only transaction, so gis-sw will not "
+            "read through it. Fix: connect to PostgreSQL directly, or as a user whose "
+            "default_transaction_read_only is on."
+        )
 
 
 def _geometry_oids(conn: Any, label: str) -> dict[str, int]:

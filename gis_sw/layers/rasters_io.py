@@ -9,26 +9,37 @@ in feet are kept as they are.
 Groundwater and bedrock are depths below ground or elevations: the manifest's ``mode``, else
 the GeoTIFF tag ``GIS_SW_MODE``.  A raster that says neither is refused, because reading a
 depth as an elevation (or back) silently moves every device.
+
+Only the part of a raster the other layers need is read: ``area`` (the extent of the town's
+vector layers grown by the largest distance the ruleset uses, :func:`needed_area`) is turned
+into a window of the file, so a county DEM, or a sparse GeoTIFF whose header claims
+billions of cells, costs what the town needs.  A window (or, without ``area``, a whole
+raster) over :data:`MAX_RASTER_CELLS` cells is refused naming the file and its size.
 """
 
 from __future__ import annotations
 
 import logging
+import math
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
+import geopandas as gpd
 import numpy as np
 import rasterio
 import rasterio.crs
+import rasterio.windows
 from affine import Affine
 from pyproj import CRS, Transformer
-from rasterio.errors import RasterioIOError
-from rasterio.warp import Resampling, calculate_default_transform, reproject
+from rasterio.errors import RasterioIOError, WindowError
+from rasterio.warp import Resampling, calculate_default_transform, reproject, transform_bounds
 
 from gis_sw.errors import CRSError, InputFileError, LayerError, Problem
 from gis_sw.layers.layerset import LayerReport
 from gis_sw.layers.raster import RasterLayer, RasterMode
 from gis_sw.layers.vector import crs_text, crs_units, unreadable
-from gis_sw.units import metres_per_unit
+from gis_sw.units import feet_per_unit, metres_per_unit
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +47,14 @@ MODE_TAG = "GIS_SW_MODE"
 """GeoTIFF tag saying ``depth`` or ``elevation``."""
 UNITS_TAG = "GIS_SW_UNITS"
 """GeoTIFF tag saying ``ft`` or ``m`` for the values."""
+
+MAX_RASTER_CELLS = 200_000_000
+"""Most cells one raster may bring into memory (1.5 GiB as 8-byte values): a town's DEM at
+2 ft cells over 25 square miles is about 175 million."""
+PAD_CELLS = 2
+"""Cells added around a window, so sampling and reprojection near its edge see neighbours."""
+
+Bounds = tuple[float, float, float, float]
 
 _METRE_WORDS = frozenset({"m", "metre", "metres", "meter", "meters"})
 _FOOT_WORDS = frozenset({"ft", "foot", "feet", "us survey foot", "ftus", "us-ft", "ft_us"})
@@ -49,6 +68,7 @@ def read_raster(
     mode: RasterMode | None = None,
     units: str | None = None,
     crs: CRS | None = None,
+    area: Bounds | None = None,
 ) -> tuple[RasterLayer, LayerReport]:
     """Read a single-band GeoTIFF into a :class:`RasterLayer` in the working CRS.
 
@@ -64,6 +84,9 @@ def read_raster(
         From the manifest; None to read them from the GeoTIFF's tags.
     crs
         CRS to assume when the file has none.
+    area
+        (minx, miny, maxx, maxy) in the working CRS that the raster must cover; only the
+        window of the file over it is read.  None: the whole raster.
 
     Raises
     ------
@@ -72,7 +95,8 @@ def read_raster(
     CRSError
         If it has no CRS and none was given.
     LayerError
-        If its mode is unknown, its units unknown, or it holds no data.
+        If its mode is unknown, its units unknown, it holds no data (in ``area``), or the
+        cells to read are more than :data:`MAX_RASTER_CELLS`.
     """
     label = str(path)
     problems: list[Problem] = []
@@ -97,10 +121,28 @@ def read_raster(
             )
         if src.count > 1:
             warnings.append(f"band 1 of {src.count} was read.")
-        masked = src.read(1, masked=True)
-        values = np.ma.filled(masked.astype("float64"), np.nan)
-        transform = src.transform
-        width, height, bounds = src.width, src.height, src.bounds
+        window = _window(src, area, source_crs=source_crs, working_crs=working_crs)
+        _check_size(label, int(window.width), int(window.height), area)
+        if window.width == 0 or window.height == 0:
+            values = np.full((0, 0), np.nan)
+        else:
+            masked = src.read(1, window=window, masked=True, out_dtype="float64")
+            values = np.ma.getdata(masked)  # filled in place: no second copy of the cells
+            mask = np.ma.getmask(masked)
+            if mask is not np.ma.nomask:
+                values[mask] = np.nan
+            del masked, mask
+        windowed = (window.width, window.height) != (src.width, src.height)
+        if windowed:
+            warnings.append(
+                f"read {int(window.width):,} x {int(window.height):,} of its "
+                f"{src.width:,} x {src.height:,} cells: the area the other layers need."
+            )
+        transform = src.transform @ Affine.translation(window.col_off, window.row_off)
+        width, height = int(window.width), int(window.height)
+        x0, y0 = transform @ (0, 0)
+        x1, y1 = transform @ (width, height)
+        bounds = (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
 
     resolved_mode = _mode(kind, mode, tags.get(MODE_TAG), label, problems)
     factor = _unit_factor(
@@ -111,8 +153,17 @@ def read_raster(
         label=label,
         problems=problems,
     )
-    if not np.isfinite(values).any():
+    if not np.isfinite(values).any() and not windowed:
         problems.append(Problem(label, "holds no data (every cell is nodata).", "check the file."))
+    elif not np.isfinite(values).any():
+        problems.append(
+            Problem(
+                label,
+                "holds no data in the area the other layers need (every cell there is nodata, "
+                "or the raster lies outside it).",
+                "check that the raster covers the town.",
+            )
+        )
     if problems:
         raise LayerError(problems)
 
@@ -133,6 +184,7 @@ def read_raster(
         dst_transform, dst_width, dst_height = calculate_default_transform(
             src_crs, dst_crs, width, height, *bounds
         )
+        _check_size(label, int(dst_width or 0), int(dst_height or 0), area)
         out = np.full((int(dst_height), int(dst_width)), np.nan, dtype="float64")
         reproject(
             source=values,
@@ -270,3 +322,107 @@ def _unit_factor(
         )
     )
     return 1.0
+
+
+def needed_area(vectors: Mapping[str, gpd.GeoDataFrame], *, margin_ft: float) -> Bounds | None:
+    """The extent of every non-empty vector layer, grown by ``margin_ft`` (in CRS units).
+
+    None when no layer has a finite extent (the rasters are then read whole).
+    """
+    boxes = [f.total_bounds for f in vectors.values() if len(f) and f.crs is not None]
+    boxes = [b for b in boxes if np.isfinite(b).all()]
+    if not boxes:
+        return None
+    crs = CRS(next(f.crs for f in vectors.values() if len(f) and f.crs is not None))
+    margin = float(margin_ft) / feet_per_unit(crs) if crs.is_projected else 0.0
+    stack = np.asarray(boxes, dtype="float64")
+    return (
+        float(stack[:, 0].min() - margin),
+        float(stack[:, 1].min() - margin),
+        float(stack[:, 2].max() + margin),
+        float(stack[:, 3].max() + margin),
+    )
+
+
+def largest_distance_ft(raw: Mapping[str, Any]) -> float:
+    """The largest finite value of any ``*_ft`` key of a ruleset's TOML (0 when none).
+
+    The reach of the rules beyond the town's features: a raster is read that far around them.
+    """
+    found = [0.0]
+
+    def walk(node: object) -> None:
+        if isinstance(node, Mapping):
+            for key, value in node.items():
+                if (
+                    str(key).endswith("_ft")
+                    and isinstance(value, int | float)
+                    and not isinstance(value, bool)
+                    and math.isfinite(value)
+                ):
+                    found.append(abs(float(value)))
+                else:
+                    walk(value)
+        elif isinstance(node, list | tuple):
+            for item in node:
+                walk(item)
+
+    walk(raw)
+    return max(found)
+
+
+def _window(
+    src: Any, area: Bounds | None, *, source_crs: CRS, working_crs: CRS
+) -> rasterio.windows.Window:
+    """The window of ``src`` covering ``area`` (working CRS), padded and clipped to the file."""
+    full = rasterio.windows.Window(0, 0, src.width, src.height)
+    if area is None:
+        return full
+    if source_crs.equals(working_crs):
+        left, bottom, right, top = area
+    else:
+        left, bottom, right, top = transform_bounds(
+            rasterio.crs.CRS.from_wkt(working_crs.to_wkt()),
+            rasterio.crs.CRS.from_wkt(source_crs.to_wkt()),
+            *area,
+            densify_pts=21,
+        )
+    try:
+        wanted = rasterio.windows.from_bounds(left, bottom, right, top, transform=src.transform)
+    except (WindowError, ValueError):  # a rotated grid: read it whole (the size still counts)
+        return full
+    col0 = math.floor(wanted.col_off) - PAD_CELLS
+    row0 = math.floor(wanted.row_off) - PAD_CELLS
+    col1 = math.ceil(wanted.col_off + wanted.width) + PAD_CELLS
+    row1 = math.ceil(wanted.row_off + wanted.height) + PAD_CELLS
+    col0, col1 = max(col0, 0), min(col1, src.width)
+    row0, row1 = max(row0, 0), min(row1, src.height)
+    if col1 <= col0 or row1 <= row0:
+        return rasterio.windows.Window(0, 0, 0, 0)
+    return rasterio.windows.Window(col0, row0, col1 - col0, row1 - row0)
+
+
+def _check_size(label: str, width: int, height: int, area: Bounds | None) -> None:
+    """Refuse more than :data:`MAX_RASTER_CELLS` cells, naming the file and the size."""
+    cells = width * height
+    if cells <= MAX_RASTER_CELLS:
+        return
+    what = (
+        "the window over the area the other layers need "
+        f"({area[0]:,.2f}, {area[1]:,.2f} to {area[2]:,.2f}, {area[3]:,.2f})"
+        if area is not None
+        else "the whole raster"
+    )
+    raise LayerError(
+        [
+            Problem(
+                label,
+                f"{what} is {width:,} x {height:,} = {cells:,} cells "
+                f"({cells * 8 / 2**30:,.1f} GiB as 8-byte values), more than the "
+                f"{MAX_RASTER_CELLS:,} cells ({MAX_RASTER_CELLS * 8 / 2**30:,.1f} GiB) gis-sw "
+                "reads from one raster.",
+                "clip the raster to the town (gdal_translate -projwin) or resample it to "
+                "larger cells (gdalwarp -tr).",
+            )
+        ]
+    )

@@ -38,7 +38,7 @@ from gis_sw.layers.manifest import LayerEntry, Manifest, resolve_source
 from gis_sw.layers.postgis import read_postgis
 from gis_sw.layers.proposals_io import read_proposals
 from gis_sw.layers.raster import RasterLayer
-from gis_sw.layers.rasters_io import read_raster
+from gis_sw.layers.rasters_io import largest_distance_ft, needed_area, read_raster
 from gis_sw.layers.specs import TOWN_LAYERS
 from gis_sw.layers.validate import SOURCE_ROW, apply_columns, validate_layer
 from gis_sw.layers.vector import crs_text, crs_units, read_vector, to_working_crs
@@ -110,7 +110,9 @@ def inspect_layers(
     manifest = resolve_source(source)
     inspection = LayerInspection(manifest=manifest, crs=ruleset.working_crs)
     wanted = None if kinds is None else set(kinds)
-    for kind, entry in manifest.entries.items():
+    # vectors first: a raster is read only over their extent and the rules' reach
+    entries = sorted(manifest.entries.items(), key=lambda item: item[1].is_raster)
+    for kind, entry in entries:
         if wanted is not None and kind not in wanted:
             continue
         try:
@@ -126,6 +128,9 @@ def inspect_layers(
                     mode=entry.mode,
                     units=entry.units,
                     crs=entry.crs,
+                    area=needed_area(
+                        inspection.vectors, margin_ft=largest_distance_ft(ruleset.raw)
+                    ),
                 )
                 inspection.rasters[kind] = raster
             else:

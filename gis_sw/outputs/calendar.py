@@ -19,6 +19,7 @@ from pathlib import Path
 
 from gis_sw.analysis.calendar import ConstructionCalendar
 from gis_sw.outputs.atomic import check_writable, write_bytes_atomic, write_text_atomic
+from gis_sw.outputs.csvcells import csv_row
 from gis_sw.outputs.timeline import timeline_path
 
 CSV_COLUMNS = ("proposal_id", "date", "kind", "summary", "description", "uid")
@@ -93,7 +94,8 @@ def calendar_csv_text(rows: list[CalendarRow]) -> str:
     writer.writerow(CSV_COLUMNS)
     for row in rows:
         day = row.day.isoformat() if row.day else ""
-        writer.writerow([row.proposal_id, day, row.kind, row.summary, row.description, row.uid])
+        cells = [row.proposal_id, day, row.kind, row.summary, row.description, row.uid]
+        writer.writerow(csv_row(cells))
     return buffer.getvalue()
 
 

@@ -33,6 +33,7 @@ from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.proposals import Proposals
 from gis_sw.outputs.atomic import check_writable, output_group, write_text_atomic
 from gis_sw.outputs.calcsheet import write_run_calc_sheet
+from gis_sw.outputs.csvcells import csv_frame
 from gis_sw.outputs.geojson import FAMILY_FILES, write_findings_geojson
 from gis_sw.outputs.geopackage import write_findings_geopackage
 from gis_sw.outputs.summary import write_summary_csv
@@ -119,7 +120,9 @@ def write_check_outputs(
         written.append(write_summary_csv(out_dir / "summary.csv", findings, overwrite=overwrite))
         if waiver_results is not None:
             buffer = io.StringIO()
-            waivers_frame(waiver_results).to_csv(buffer, index=False, lineterminator="\n")
+            csv_frame(waivers_frame(waiver_results)).to_csv(
+                buffer, index=False, lineterminator="\n"
+            )
             written.append(
                 write_text_atomic(out_dir / "waivers.csv", buffer.getvalue(), overwrite=overwrite)
             )

@@ -16,6 +16,8 @@ import pandas as pd
 
 from gis_sw.analysis.wording import figure_pair
 from gis_sw.outputs.atomic import write_text_atomic
+from gis_sw.outputs.csvcells import csv_frame
+from gis_sw.redact import printable
 
 __all__ = [
     "SUMMARY_COLUMNS",
@@ -65,7 +67,7 @@ def write_summary_csv(path: str | Path, findings: pd.DataFrame, *, overwrite: bo
         If the file exists and ``overwrite`` is False, or it cannot be written.
     """
     buffer = io.StringIO()
-    summary_frame(findings).to_csv(buffer, index=False, lineterminator="\n")
+    csv_frame(summary_frame(findings)).to_csv(buffer, index=False, lineterminator="\n")
     return write_text_atomic(path, buffer.getvalue(), overwrite=overwrite)
 
 
@@ -107,7 +109,8 @@ def format_table(findings: pd.DataFrame, *, max_subject: int = 34) -> str:
     """A fixed-width table: rule, proposal, subject, outcome, measured, limit, citation.
 
     A subject that is the proposal itself shows as ``(proposal)``; ``P-1:floodplain`` shows
-    as ``floodplain`` beside its proposal.
+    as ``floodplain`` beside its proposal.  Control characters in ids are shown escaped
+    (``\\x1b``, ``\\n``: :func:`gis_sw.redact.printable`), so no id can forge a line.
 
     The last line counts the outcomes (waived findings are counted apart).
     """
@@ -121,17 +124,18 @@ def format_table(findings: pd.DataFrame, *, max_subject: int = 34) -> str:
             subject = "(proposal)"
         elif subject.startswith(f"{proposal}:"):
             subject = subject.removeprefix(f"{proposal}:")
+        subject = printable(subject)
         if len(subject) > max_subject:
             subject = subject[: max_subject - 3] + "..."
         outcome = f"{rec['outcome']} (waived)" if rec["waived"] else str(rec["outcome"])
         rows.append(
             (
-                str(rec["rule_id"]),
-                str(rec["proposal_id"]),
+                printable(rec["rule_id"]),
+                printable(rec["proposal_id"]),
                 subject,
                 outcome,
                 *format_pair(rec["measured"], rec["threshold"], unit),
-                _text(rec["citation"]),
+                printable(_text(rec["citation"])),
             )
         )
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
@@ -161,7 +165,8 @@ def format_notes(
     """The sentences of the findings that ask for something, one paragraph per finding.
 
     ``SW101 P-1 required: Disturbance of 134 sq ft inside zone R-10 reaches ...``; a waived
-    finding adds ``[waived: reason]``.  Empty when no finding has one of ``outcomes``.
+    finding adds ``[waived: reason]``.  Empty when no finding has one of ``outcomes``.  Each
+    paragraph is one line: control characters are shown escaped.
     """
     frame = summary_frame(findings)
     frame = frame[frame["outcome"].isin(outcomes)]
@@ -169,6 +174,8 @@ def format_notes(
     for rec in frame.to_dict("records"):
         waived = f" [waived: {_text(rec['waiver_reason'])}]" if rec["waived"] else ""
         lines.append(
-            f"{rec['rule_id']} {rec['proposal_id']} {rec['outcome']}: {rec['message']}{waived}"
+            printable(
+                f"{rec['rule_id']} {rec['proposal_id']} {rec['outcome']}: {rec['message']}{waived}"
+            )
         )
     return "\n".join(lines)

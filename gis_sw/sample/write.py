@@ -20,6 +20,7 @@ import rasterio
 
 from gis_sw.layers.raster import RasterLayer
 from gis_sw.outputs.atomic import atomic_path, check_writable, write_text_atomic
+from gis_sw.outputs.csvcells import csv_frame
 from gis_sw.sample.cases import SampleProposals
 from gis_sw.sample.town import SampleTown
 
@@ -166,8 +167,8 @@ def write_proposals(
         "proposals": attributes,
     }
     _write_gpkg(layers, out / PROPOSALS_FILE, overwrite=overwrite)
-    write_text_atomic(out / EXPECTED_FILE, cases.expected.to_csv(index=False, lineterminator="\n"),
-                      overwrite=overwrite)  # fmt: skip
+    expected = csv_frame(cases.expected).to_csv(index=False, lineterminator="\n")
+    write_text_atomic(out / EXPECTED_FILE, expected, overwrite=overwrite)
     return targets
 
 
