@@ -11,7 +11,9 @@ Files in ``out_dir``:
 * ``calcsheet.csv``: the runoff calculation sheet (:mod:`gis_sw.outputs.calcsheet`), and
   ``calcsheet.pdf``, its page of the PDF map set, when PDF maps are written;
 * ``timeline_<id>.png``: disturbed acres over time, per proposal with dated phases;
-* map sheets and ``webmap.html`` when maps are asked for (:mod:`gis_sw.outputs.maps`).
+* map sheets and ``webmap.html`` when maps are asked for (:mod:`gis_sw.outputs.maps`);
+* ``index.csv``: when any per-proposal file is written, each proposal id, its file stem and
+  its files (:mod:`gis_sw.outputs.names`: file names from ids are unique by construction).
 
 Every file is written atomically, and the whole set is published together
 (:func:`gis_sw.outputs.atomic.output_group`): a run that fails or is killed half-way leaves
@@ -35,6 +37,7 @@ from gis_sw.outputs.atomic import check_writable, output_group, write_text_atomi
 from gis_sw.outputs.calcsheet import write_run_calc_sheet
 from gis_sw.outputs.geojson import FAMILY_FILES, write_findings_geojson
 from gis_sw.outputs.geopackage import write_findings_geopackage
+from gis_sw.outputs.names import INDEX_NAME, file_stems, files_by_id, write_index
 from gis_sw.outputs.summary import write_summary_csv
 from gis_sw.outputs.timeline import timeline_path, write_timelines
 from gis_sw.ruleset import Ruleset
@@ -146,6 +149,9 @@ def write_check_outputs(
                 formats=maps,
                 overwrite=overwrite,
             )
+        stems = file_stems(proposals.ids)
+        if files_by_id(stems, written):  # the id-to-file map of per-proposal files
+            written.append(write_index(out_dir / INDEX_NAME, stems, written, overwrite=overwrite))
     return written
 
 
@@ -162,9 +168,12 @@ def planned_outputs(
     names += ["calcsheet.pdf"] if maps is not None and "pdf" in maps else []
     paths = [out_dir / name for name in names]
     dated = proposals.disturbance.loc[proposals.disturbance["start_date"].notna(), "proposal_id"]
-    paths += [timeline_path(out_dir, pid) for pid in sorted(set(dated.astype(str)))]
+    stems = file_stems(proposals.ids)
+    paths += [timeline_path(out_dir, pid, stems=stems) for pid in sorted(set(dated.astype(str)))]
     if maps is not None:
         from gis_sw.outputs.maps.bundle import map_paths
 
         paths += map_paths(out_dir, proposals=proposals, findings=findings, formats=maps)
+    if files_by_id(stems, paths):
+        paths.append(out_dir / INDEX_NAME)
     return paths
