@@ -18,7 +18,8 @@ The resume manifest (``parts/manifest.json``, :mod:`gis_sw.batch.resume`) holds
 
 :func:`describe_change` compares two of them and names the first thing that changed, in
 the words the CLI prints.  A file whose modification time alone changed (it was touched or
-copied) while every layer read from it hashes the same is not a change.
+copied) while every layer read from it hashes the same is not a change, and neither is a
+moved folder: paths are recorded for the reader, contents are compared.
 """
 
 from __future__ import annotations
@@ -172,7 +173,7 @@ def describe_change(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | Non
     if old.get("gis_sw") != new.get("gis_sw"):
         return f"gis-sw changed ({old.get('gis_sw')} then, {new.get('gis_sw')} now)"
     rules_old, rules_new = old.get("ruleset") or {}, new.get("ruleset") or {}
-    if rules_old != rules_new:
+    if any(rules_old.get(k) != rules_new.get(k) for k in ("name", "version", "sha256")):
         return f"the ruleset {rules_new.get('source') or rules_new.get('name')} changed"
     options_old, options_new = old.get("options") or {}, new.get("options") or {}
     for key in sorted(set(options_old) | set(options_new)):
@@ -194,7 +195,7 @@ def describe_change(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | Non
         return (gone or came)[0]
     for what in sorted(files_new):
         a, b = files_old[what], files_new[what]
-        if a.get("path") != b.get("path") or a.get("missing") != b.get("missing"):
+        if a.get("missing") != b.get("missing"):
             return what
         if a.get("size") != b.get("size") or a.get("sha256") != b.get("sha256"):
             return what

@@ -16,7 +16,7 @@ from gis_sw.batch.run import DEFAULT_CHUNK_SIZE, ChunkPlan, Engine, RunOptions, 
 from gis_sw.batch.write import missing_layers_note, planned_batch_outputs, write_batch_outputs
 from gis_sw.layers.manifest import resolve_source
 from gis_sw.outputs.atomic import (
-    check_writable,
+    check_all_writable,
     clean_stale_temps,
     input_identities,
     refuse_inputs,
@@ -118,8 +118,6 @@ def command(  # noqa: PLR0917  # click passes every option by keyword
     store = PartStore.in_output(out_dir)
     # a resumed run may replace what the interrupted run itself began to publish
     replace = overwrite or (resume and store.publishing())
-    for path in planned:
-        check_writable(path, overwrite=replace)
     manifest = resolve_source(layers_source)
     files = input_files(
         manifest,
@@ -131,6 +129,7 @@ def command(  # noqa: PLR0917  # click passes every option by keyword
         [*planned, store.manifest_path, store.journal_path, *store.own_files()],
         input_identities(files),
     )
+    check_all_writable(planned, overwrite=replace)  # after the inputs: no --overwrite fixes those
     clean_stale_temps(out_dir, [p.name for p in planned])
     stages: dict[str, float] = {}
     tick = time.perf_counter()

@@ -59,6 +59,23 @@ def check_writable(path: Path, *, overwrite: bool) -> None:
         ) from None
 
 
+def check_all_writable(paths: Iterable[Path], *, overwrite: bool) -> None:
+    """:func:`check_writable` for a whole set, folders first: an output name that is a
+    folder is reported before any existing file, since ``--overwrite`` cannot fix it.
+
+    Raises
+    ------
+    OutputError
+        As :func:`check_writable`.
+    """
+    paths = [Path(p) for p in paths]
+    for path in paths:
+        if path.is_dir():
+            check_writable(path, overwrite=True)
+    for path in paths:
+        check_writable(path, overwrite=overwrite)
+
+
 _GROUP: ContextVar[list[tuple[Path, Path]] | None] = ContextVar("gis_sw_output_group", default=None)
 
 

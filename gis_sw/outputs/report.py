@@ -33,7 +33,12 @@ import pandas as pd
 from gis_sw.analysis.waivers import WaiverResult
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.proposals import Proposals
-from gis_sw.outputs.atomic import check_writable, output_group, write_text_atomic
+from gis_sw.outputs.atomic import (
+    check_all_writable,
+    clean_stale_temps,
+    output_group,
+    write_text_atomic,
+)
 from gis_sw.outputs.calcsheet import write_run_calc_sheet
 from gis_sw.outputs.geojson import FAMILY_FILES, write_findings_geojson
 from gis_sw.outputs.geopackage import write_findings_geopackage
@@ -110,10 +115,11 @@ def write_check_outputs(
         or a file cannot be written.
     """
     out_dir = Path(out_dir)
-    for path in planned_outputs(
+    planned = planned_outputs(
         out_dir, findings, proposals=proposals, waivers=waiver_results is not None, maps=maps
-    ):
-        check_writable(path, overwrite=overwrite)
+    )
+    check_all_writable(planned, overwrite=overwrite)
+    clean_stale_temps(out_dir, [p.name for p in planned])  # left by a killed run
     with output_group():
         written = write_findings_geojson(out_dir, findings, overwrite=overwrite)
         written.append(
