@@ -4,8 +4,9 @@ A proposal id is text the user chose (``Lot 7/A``, ``東京-1``, ``calcsheet``);
 must hold only characters every file system takes, and two proposals must never share a
 file.  :func:`file_stems` gives each id of a run its stem:
 
-* the id itself when it is already a safe name (``[A-Za-z0-9._-]``, no leading dot,
-  at most :data:`MAX_STEM` characters) and cannot be taken for another file;
+* the id itself when it is already a safe name (``[A-Za-z0-9._-]``, not starting or
+  ending with ``.``, ``_`` or ``-``, at most :data:`MAX_STEM` characters) and cannot be
+  taken for another file;
 * otherwise the sanitised id (unsafe runs become ``_``) followed by ``-`` and a short hash
   of the whole id (:data:`HASH_CHARS` hex digits of SHA-256), which depends on the id alone,
   so a proposal keeps its file name from run to run.
@@ -14,10 +15,11 @@ An id "could be taken for another file" when its stem, folded to lower case (fil
 on macOS and Windows ignore case), is one of the set's own names (:data:`RESERVED`: a
 proposal named ``calcsheet`` must not write ``calcsheet.pdf``), starts with a reserved
 prefix (``timeline_``), ends like the pages of a map book (``_key``, ``_sheet-3``), looks
-like a hashed stem itself, is a Windows device name, or is shared with another id of the
-run after case folding (``Lot7`` and ``lot7``).  Every such id gets the hash; stems
-without a hash never end in one, and stems with one differ by the hash of distinct ids,
-so no two ids of a run share a stem.
+like a hashed stem itself, is a Windows device name, or is shared with another kept id of
+the run after case folding (``Lot7`` and ``lot7``).  Every such id gets the hash; stems
+without a hash never end in one and differ after case folding, and stems with one differ
+by the hash of distinct ids, so no two ids of a run share a stem.  An id's stem depends on
+the other ids only in that case-folding clash.
 
 :func:`index_frame` is the id-to-file table written as ``index.csv`` beside the files.
 """
@@ -79,8 +81,8 @@ FALLBACK_STEM = "proposal"
 
 def sanitise(proposal_id: str) -> str:
     """The id with every run of unsafe characters turned into ``_`` (no hash, not unique)."""
-    text = _UNSAFE.sub("_", str(proposal_id)).strip("._")
-    return text[:MAX_STEM].rstrip("._") or FALLBACK_STEM
+    text = _UNSAFE.sub("_", str(proposal_id)).strip("._-")
+    return text[:MAX_STEM].rstrip("._-") or FALLBACK_STEM
 
 
 def id_hash(proposal_id: str) -> str:
@@ -114,7 +116,8 @@ def file_stems(proposal_ids: Iterable[str]) -> dict[str, str]:
     """
     ids = list(dict.fromkeys(str(i) for i in proposal_ids))
     clean = {pid: sanitise(pid) for pid in ids}
-    folded = Counter(stem.casefold() for stem in clean.values())
+    # ids kept as they are can only meet each other by case (a changed id always gets a hash)
+    folded = Counter(stem.casefold() for pid, stem in clean.items() if stem == pid)
     stems: dict[str, str] = {}
     for pid in ids:
         stem = clean[pid]
