@@ -65,9 +65,12 @@ def layer_hash(frame: gpd.GeoDataFrame) -> str:
     if len(attributes.columns):
         values = pd.util.hash_pandas_object(attributes.astype(object), index=False)
         digest.update(np.ascontiguousarray(values.to_numpy()).tobytes())
-    wkb = shapely.to_wkb(np.asarray(frame.geometry.to_numpy(), dtype=object))
-    digest.update(np.asarray([len(w) if w is not None else -1 for w in wkb]).tobytes())
-    digest.update(b"".join(w for w in wkb if w is not None))
+    geoms = np.asarray(frame.geometry.to_numpy(), dtype=object)
+    missing = shapely.is_missing(geoms)
+    digest.update(np.packbits(missing).tobytes())
+    # WKB delimits itself, so the concatenation of the features' WKB is unambiguous
+    wkb = shapely.to_wkb(np.where(missing, shapely.Point(), geoms))
+    digest.update(b"".join(wkb.tolist()))
     return digest.hexdigest()
 
 
