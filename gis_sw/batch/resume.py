@@ -231,7 +231,7 @@ class PartStore:
                 damaged[chunk_id] = why
                 path.unlink()
         for chunk_id, why in sorted(damaged.items()):
-            log.warning("part %s %s: recomputed", part_name(chunk_id), why)
+            log.info("part %s %s: recomputed", part_name(chunk_id), why)
         log.info("resuming: %d of %d chunks already done", len(done), n_chunks)
         return Resumed(done=frozenset(done), damaged=damaged)
 

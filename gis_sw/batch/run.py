@@ -208,7 +208,7 @@ def run_chunks_to_store(
     options: RunOptions,
     resume: bool,
     overwrite: bool,
-    proposals: Path | None = None,
+    proposals: str | Path | None = None,
     files: Mapping[str, Path] | None = None,
     progress: Progress | None = None,
     on_plan: Callable[[ChunkPlan], None] | None = None,

@@ -101,7 +101,8 @@ def command(  # noqa: PLR0917  # click passes every option by keyword
 
     Writes parcels.parquet / parcels.gpkg, summary.csv, problems.csv, the overview map and,
     with --proposals, findings.parquet / .gpkg / .geojson into OUT.  Progress goes to stderr
-    when it is a terminal.
+    when it is a terminal.  Like `check`, an existing output needs --overwrite; no output is
+    ever written over an input (docs/outputs.md).
     """
     from gis_sw.batch.inputs import BATCH_KINDS, read_town
     from gis_sw.ruleset import load_ruleset
