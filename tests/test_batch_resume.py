@@ -8,6 +8,7 @@ synthetic (100 parcels, 5 chunks, --quick) and written in the test.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -208,7 +209,9 @@ def _swap(a: Path, b: Path) -> None:
     tmp.rename(b)
 
 
-@pytest.mark.parametrize("damage", ["swapped", "truncated", "zero-bytes", "one-byte-edited"])
+@pytest.mark.parametrize(
+    "damage", ["swapped", "truncated", "zero-bytes", "one-byte-edited", "not-recorded"]
+)
 def test_damaged_parts_are_recomputed(
     finished: tuple[Path, Path], killed: tuple[Path, Path], damage: str
 ) -> None:
@@ -223,10 +226,15 @@ def test_damaged_parts_are_recomputed(
     elif damage == "zero-bytes":
         first.write_bytes(b"")
         bad = {0}
-    else:
+    elif damage == "one-byte-edited":
         data = bytearray(first.read_bytes())
         data[len(data) // 2] ^= 0x01
         first.write_bytes(bytes(data))
+        bad = {0}
+    else:  # killed between the part's rename and its line in parts.jsonl
+        journal = out / "parts" / "parts.jsonl"
+        lines = journal.read_text(encoding="utf-8").splitlines()
+        journal.write_text("\n".join(lines[1:]) + "\n", encoding="utf-8")
         bad = {0}
     result = batch(folder, out, "--resume")
     assert result.exit_code == 0, result.output
@@ -308,3 +316,25 @@ def test_resume_does_not_replace_a_users_output(killed: tuple[Path, Path]) -> No
     assert result.exit_code == 2, result.output
     assert "summary.csv already exists" in result.output
     assert (out / "summary.csv").read_bytes() == b"mine\n"
+
+
+def test_each_part_is_recorded_with_rows_id_range_and_hash(tmp_path: Path) -> None:
+    store = PartStore(tmp_path / "parts")
+    store.start({"chunks": ["a", "b"]}, resume=False, overwrite=False)
+    rows = pd.DataFrame({"row": [4, 7, 9], "parcel_id": ["P-4", "P-7", "P-9"], "x": [1, 2, 3]})
+    path = store.write(1, rows)
+    (entry,) = [json.loads(line) for line in store.journal_path.read_text().splitlines()]
+    assert entry == {
+        "chunk": 1,
+        "file": "chunk-000001.parquet",
+        "rows": 3,
+        "first_row": 4,
+        "last_row": 9,
+        "first_id": "P-4",
+        "last_id": "P-9",
+        "size": path.stat().st_size,
+        "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+    }
+    found = store.start({"chunks": ["a", "b"]}, resume=True, overwrite=False)
+    assert found.done == frozenset({1})
+    assert dict(found.damaged) == {}

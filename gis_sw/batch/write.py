@@ -31,7 +31,7 @@ from gis_sw.analysis.overlay import area_by_key
 from gis_sw.batch.chunks import CONTEXT_KINDS
 from gis_sw.batch.run import ScreenResult
 from gis_sw.layers.layerset import LayerSet
-from gis_sw.outputs.atomic import atomic_path, check_writable, output_group
+from gis_sw.outputs.atomic import atomic_path, check_all_writable, output_group
 from gis_sw.ruleset import Ruleset
 
 log = logging.getLogger(__name__)
@@ -201,10 +201,8 @@ def write_batch_outputs(
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    for name in planned_batch_outputs(
-        findings=findings is not None, formats=formats, overview=overview
-    ):
-        check_writable(out_dir / name, overwrite=overwrite)
+    names = planned_batch_outputs(findings=findings is not None, formats=formats, overview=overview)
+    check_all_writable([out_dir / name for name in names], overwrite=overwrite)
     with output_group():  # the set appears together, or (on any error) not at all
         written = _write_batch_set(
             out_dir,
