@@ -69,7 +69,9 @@ def layer_hash(frame: gpd.GeoDataFrame) -> str:
     missing = shapely.is_missing(geoms)
     digest.update(np.packbits(missing).tobytes())
     # WKB delimits itself, so the concatenation of the features' WKB is unambiguous
-    wkb = shapely.to_wkb(np.where(missing, shapely.Point(), geoms))
+    filled = geoms.copy()
+    filled[missing] = shapely.Point()
+    wkb = np.asarray(shapely.to_wkb(filled), dtype=object)
     digest.update(b"".join(wkb.tolist()))
     return digest.hexdigest()
 
