@@ -289,6 +289,12 @@ def test_damaged_manifest_is_a_clear_error_and_overwrite_works(
         assert "resume manifest" in result.output
         assert "--overwrite" in result.output
         assert "Traceback" not in result.output
+    # an output of the run is there too: --resume names the manifest first, not the output
+    shutil.copy2(finished[1] / "parcels.parquet", out / "parcels.parquet")
+    result = batch(folder, out, "--resume")
+    assert result.exit_code == 2, result.output
+    assert "resume manifest" in result.output
+    assert "cannot be read (not JSON" in result.output
     result = batch(folder, out, "--overwrite")
     assert result.exit_code == 0, result.output
     assert rows_equal(parcels(finished[1]), parcels(out))

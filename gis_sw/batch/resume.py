@@ -141,11 +141,7 @@ class PartStore:
             if overwrite:
                 log.warning("%s; starting again (--overwrite)", problem)
                 return self._fresh(manifest)
-            raise OutputError(
-                f"{problem}, so it cannot say what the interrupted run was. Fix: pass "
-                "--overwrite to start again (only gis-sw's own files in "
-                f"{self.folder} are removed)."
-            )
+            raise self._damaged(problem)
         assert old is not None
         change = _change(old, manifest)
         if resume and change is None:
@@ -162,6 +158,25 @@ class PartStore:
             f"{self.folder} holds parts of an earlier run. Fix: pass --resume to finish it, or "
             "--overwrite to start again."
         )
+
+    def _damaged(self, problem: str) -> OutputError:
+        return OutputError(
+            f"{problem}, so it cannot say what the interrupted run was. Fix: pass "
+            f"--overwrite to start again (only gis-sw's own files in {self.folder} are removed)."
+        )
+
+    def refuse_damaged(self, *, overwrite: bool) -> None:
+        """Raise at once when the manifest cannot be read and ``overwrite`` is False (so a
+        ``--resume`` says that first, before any other refusal).
+
+        Raises
+        ------
+        OutputError
+            Naming the manifest and suggesting ``--overwrite``.
+        """
+        _old, problem = self._read_manifest()
+        if problem is not None and not overwrite:
+            raise self._damaged(problem)
 
     def publishing(self) -> bool:
         """True when the run of this folder's manifest began to write its outputs."""

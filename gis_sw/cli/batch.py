@@ -117,6 +117,8 @@ def command(  # noqa: PLR0917  # click passes every option by keyword
         )
     ]
     store = PartStore.in_output(out_dir)
+    if resume:
+        store.refuse_damaged(overwrite=overwrite)
     # a resumed run may replace what the interrupted run itself began to publish
     replace = overwrite or (resume and store.publishing())
     manifest = resolve_source(layers_source)
