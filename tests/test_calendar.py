@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -308,7 +309,9 @@ def test_csv_rows(ruleset: Ruleset) -> None:
 def test_write_calendar_atomic_and_refuses_to_overwrite(ruleset: Ruleset, tmp_path: Path) -> None:
     cal = build_calendar(APRIL_1, APRIL_30, construction=ruleset.construction, rainfall=RAIN)
     csv_path, ics_path = write_calendar(tmp_path, cal, proposal_id="P 1")
-    assert csv_path.name == "calendar_P_1.csv"
+    # the id was sanitised (space), so its name carries the id's hash: "P_1" can't clash
+    stem = "P_1-" + hashlib.sha256(b"P 1").hexdigest()[:10]
+    assert csv_path.name == f"calendar_{stem}.csv"
     assert ics_path.read_bytes().startswith(b"BEGIN:VCALENDAR\r\n")
     table = list(csv.DictReader(io.StringIO(csv_path.read_text(encoding="utf-8"))))
     assert table[0]["date"] == "2026-03-30"
@@ -316,7 +319,10 @@ def test_write_calendar_atomic_and_refuses_to_overwrite(ruleset: Ruleset, tmp_pa
     with pytest.raises(OutputError, match="--overwrite"):
         write_calendar(tmp_path, cal, proposal_id="P 1")
     write_calendar(tmp_path, cal, proposal_id="P 1", overwrite=True)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["calendar_P_1.csv", "calendar_P_1.ics"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        f"calendar_{stem}.csv",
+        f"calendar_{stem}.ics",
+    ]
 
 
 def test_timeline_png(ruleset: Ruleset, tmp_path: Path) -> None:
@@ -346,8 +352,9 @@ def test_write_timelines_only_for_dated_proposals(ruleset: Ruleset, tmp_path: Pa
     )
     proposals = make_proposals(ruleset.working_crs, frame)
     written = write_timelines(tmp_path, proposals=proposals, ruleset=ruleset)
-    assert [p.name for p in written] == ["timeline_A_1.png"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["timeline_A_1.png"]
+    name = "timeline_A_1-" + hashlib.sha256(b"A/1").hexdigest()[:10] + ".png"
+    assert [p.name for p in written] == [name]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]
 
 
 def patio(ruleset: Ruleset, larger_plan: object) -> Proposals:

@@ -86,6 +86,7 @@ def test_check_writes_outputs_and_exits_0(town: tuple[Path, Path], tmp_path: Pat
         "findings.gpkg",
         "findings_lines.geojson",
         "findings_points.geojson",
+        "index.csv",  # proposal id to its files (outputs/names.py)
         "summary.csv",
         "webmap.html",
     ]

@@ -139,10 +139,18 @@ class ChunkPlan:
         return np.sort(part)
 
 
-def plan_chunks(parcels: gpd.GeoSeries, *, chunk_size: int, halo_ft: float) -> ChunkPlan:
+def plan_chunks(
+    parcels: gpd.GeoSeries,
+    *,
+    chunk_size: int,
+    halo_ft: float,
+    skip: npt.NDArray[np.bool_] | None = None,
+) -> ChunkPlan:
     """Cut parcels into Hilbert-ordered chunks.
 
     Parcels with no geometry sort last; they still belong to a chunk (and are reported).
+    Rows where ``skip`` is True belong to no chunk (the repeats of an identical geometry,
+    screened once: :mod:`gis_sw.batch.prepare`).
 
     Raises
     ------
@@ -159,8 +167,10 @@ def plan_chunks(parcels: gpd.GeoSeries, *, chunk_size: int, halo_ft: float) -> C
         present = gpd.GeoSeries(geoms[~missing])
         key[~missing] = present.hilbert_distance(total_bounds=present.total_bounds).to_numpy()
     order = np.lexsort((np.arange(n), key)).astype(np.int64)
+    if skip is not None:
+        order = order[~np.asarray(skip, dtype=bool)[order]]
     env = shapely.bounds(geoms)
-    n_chunks = max(1, -(-n // chunk_size)) if n else 0
+    n_chunks = max(1, -(-len(order) // chunk_size)) if len(order) else 0
     bounds = np.full((n_chunks, 4), np.nan)
     prints = []
     for i in range(n_chunks):

@@ -2,6 +2,11 @@
 
 Per parcel (all areas in sq ft of the working CRS, rounded to 0.01):
 
+``parcel_ids``
+    Every id of the rows with this parcel's exact geometry (a condominium stack drawn once
+    per unit), ``;``-joined: the lot is screened once and counted once
+    (:mod:`gis_sw.batch.prepare`); the parcel's own id for most parcels.
+
 ``zones`` / ``zone_main``
     Every zoning district covering at least ``[batch] min_zone_part_sqft`` of the parcel
     (``;``-joined, sorted) and the one covering most of it.
@@ -80,6 +85,7 @@ a few sq ft smaller than ``gis-sw siting``'s 128 segments."""
 RESULT_COLUMNS: tuple[str, ...] = (
     "row",
     "parcel_id",
+    "parcel_ids",
     "zones",
     "zone_main",
     "area_sqft",
@@ -248,6 +254,9 @@ def screen_chunk(chunk: Chunk, ruleset: Ruleset, *, quick: bool = False) -> pd.D
         {
             "row": chunk.rows,
             "parcel_id": frame["parcel_id"].astype(object).to_numpy(),
+            "parcel_ids": (frame["parcel_ids"] if "parcel_ids" in frame else frame["parcel_id"])
+            .astype(object)
+            .to_numpy(),
             "area_sqft": np.nan_to_num(shapely.area(geoms)),
         }
     )
@@ -336,6 +345,13 @@ def screen_chunk(chunk: Chunk, ruleset: Ruleset, *, quick: bool = False) -> pd.D
     if "_duplicate" in frame:
         for i in np.flatnonzero(frame["_duplicate"].to_numpy()):
             notes.setdefault(int(i), []).append("parcel_id is not unique in the parcel layer")
+    if "parcel_ids" in frame:
+        own = frame["parcel_id"].astype(str).to_numpy()
+        for i in np.flatnonzero(frame["parcel_ids"].astype(str).str.contains(";").to_numpy()):
+            others = [p for p in str(frame["parcel_ids"].iloc[i]).split(";") if p != own[i]]
+            notes.setdefault(int(i), []).append(
+                f"same geometry as parcel(s) {', '.join(others)}: screened once"
+            )
     if missing_layers:
         everywhere.append(f"layers not provided: {', '.join(missing_layers)}")
     uncovered = _outside_coverage(chunk, geoms, unusable, notes)

@@ -5,6 +5,10 @@ A townwide layer always has a few bad rows.  Instead of stopping, the batch run
 * repairs invalid geometries with ``make_valid`` (keeping the polygonal part) and flags them,
 * keeps every row of a duplicated ``parcel_id`` (each keeps its own figures) and flags them,
 * screens a parcel with no geometry as ``review``,
+* screens identical geometries once (a condominium stack: one lot drawn three times with
+  three ids): the first row of each group stands for all, lists every id in
+  ``parcel_ids``, and the other rows are left out of the chunks (so the lot is counted
+  once in the summary),
 
 and lists every such row in ``problems.csv`` (row, parcel id, problem, value, fix).
 """
@@ -15,6 +19,7 @@ from dataclasses import dataclass
 
 import geopandas as gpd
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 import shapely
 
@@ -28,13 +33,21 @@ class PreparedParcels:
     Attributes
     ----------
     parcels
-        ``parcel_id``, ``geometry``, ``_repaired`` and ``_duplicate`` (RangeIndex = row).
+        ``parcel_id``, ``parcel_ids`` (every id of the rows sharing this row's geometry,
+        ``;``-joined, in row order; the row's own id for most), ``geometry``,
+        ``_repaired``, ``_duplicate`` and ``_same_as`` (the row standing for this one's
+        identical geometry, or -1) (RangeIndex = row).
     problems
         One row per problem, columns :data:`PROBLEM_COLUMNS`.
     """
 
     parcels: gpd.GeoDataFrame
     problems: pd.DataFrame
+
+    @property
+    def screened(self) -> npt.NDArray[np.bool_]:
+        """Rows screened (every row but the repeats of an identical geometry)."""
+        return np.asarray(self.parcels["_same_as"].to_numpy() < 0, dtype=bool)
 
     def summary(self) -> str:
         """One line for the CLI (empty when there were no problems)."""
@@ -126,10 +139,55 @@ def prepare_parcels(parcels: gpd.GeoDataFrame) -> PreparedParcels:
                 "fix": "give each parcel its own id; every row is screened and kept",
             }
         )
+    same_as, listed = _same_geometry(geoms, ids, missing)
+    for row in np.flatnonzero(same_as >= 0):
+        first = int(same_as[row])
+        problems.append(
+            {
+                "row": int(row),
+                "parcel_id": ids.iloc[row],
+                "problem": "same geometry as another parcel",
+                "value": f"row {first}, parcel_id {ids.iloc[first]}",
+                "fix": (
+                    f"screened once with {ids.iloc[first]} (all ids in parcel_ids); merge "
+                    "the rows in the source layer if they are one lot"
+                ),
+            }
+        )
     frame = frame.set_geometry(gpd.GeoSeries(geoms, crs=parcels.crs))
+    frame.insert(1, "parcel_ids", listed)
     frame["_repaired"] = repaired
     frame["_duplicate"] = duplicate
+    frame["_same_as"] = same_as
     table = pd.DataFrame(problems, columns=list(PROBLEM_COLUMNS))
     if len(table):
         table = table.sort_values(["row", "problem"], kind="stable").reset_index(drop=True)
     return PreparedParcels(parcels=frame, problems=table)
+
+
+def _same_geometry(
+    geoms: npt.NDArray[np.object_], ids: pd.Series, missing: npt.NDArray[np.bool_]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.object_]]:
+    """For each row, the first row with an identical geometry (-1: itself or none), and
+    the ids of each group (``;``-joined, distinct, row order) on every row.
+
+    Identical means the same normalised coordinates (``shapely.normalize``: ring start and
+    orientation do not matter); rows without a geometry are never grouped.
+    """
+    n = len(geoms)
+    same_as = np.full(n, -1, dtype=np.int64)
+    text = ids.astype(object).where(ids.notna(), "").astype(str).to_numpy(dtype=object)
+    listed = text.copy()
+    present = np.flatnonzero(~missing)
+    if len(present) < 2:
+        return same_as, listed
+    keys = pd.Series(shapely.to_wkb(shapely.normalize(geoms[present])), index=present)
+    repeated = keys.duplicated(keep=False).to_numpy()
+    if not repeated.any():
+        return same_as, listed
+    groups = keys[repeated].groupby(keys[repeated], sort=False).groups
+    for members in groups.values():  # rare path: one step per group of identical lots
+        rows = np.sort(np.asarray(members, dtype=np.int64))
+        same_as[rows[1:]] = rows[0]
+        listed[rows] = ";".join(dict.fromkeys(t for t in text[rows] if t))
+    return same_as, listed

@@ -12,9 +12,9 @@ chunks finished since the last call) and the CLI drives tqdm with it.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from gis_sw.batch.chunks import CONTEXT_KINDS, ChunkPlan, ChunkSource, halo_ft, plan_chunks
+from gis_sw.batch.fingerprint import run_fingerprint
 from gis_sw.batch.parcels import RESULT_COLUMNS, coverage_context, screen_chunk
 from gis_sw.batch.prepare import PreparedParcels, prepare_parcels
 from gis_sw.batch.resume import PartStore
@@ -76,6 +77,8 @@ class ScreenResult:
     prepared: PreparedParcels
     plan: ChunkPlan
     chunks_run: int
+    recomputed: Mapping[int, str] = field(default_factory=dict)
+    """Parts of an interrupted run found damaged and screened again (chunk id to why)."""
 
 
 def plan_for(
@@ -94,7 +97,12 @@ def plan_for(
             Problem("parcels", "no parcels layer was provided", "add a 'parcels' layer")
         )
     prepared = prepare_parcels(parcels)
-    plan = plan_chunks(prepared.parcels.geometry, chunk_size=chunk_size, halo_ft=halo_ft(ruleset))
+    plan = plan_chunks(
+        prepared.parcels.geometry,
+        chunk_size=chunk_size,
+        halo_ft=halo_ft(ruleset),
+        skip=~prepared.screened,
+    )
     return prepared, plan
 
 
@@ -113,6 +121,7 @@ def screen_layers(
     done: Iterable[int] = (),
     progress: Progress | None = None,
     prepared_plan: tuple[PreparedParcels, ChunkPlan] | None = None,
+    recomputed: Mapping[int, str] | None = None,
 ) -> ScreenResult:
     """Screen every parcel of ``layers``.
 
@@ -149,13 +158,19 @@ def screen_layers(
     else:
         _run_threads(source, todo, ruleset, finish, workers=options.workers, quick=options.quick)
     if store is not None:
-        rows = store.read_all(plan.n_chunks)
+        rows = store.read_all(plan.n_chunks, plan.rows)
     elif kept:
         rows = pd.concat([kept[i] for i in sorted(kept)], ignore_index=True)
         rows = rows.sort_values("row", kind="stable").reset_index(drop=True)
     else:
         rows = pd.DataFrame({c: [] for c in RESULT_COLUMNS})
-    return ScreenResult(rows=rows, prepared=prepared, plan=plan, chunks_run=len(todo))
+    return ScreenResult(
+        rows=rows,
+        prepared=prepared,
+        plan=plan,
+        chunks_run=len(todo),
+        recomputed=dict(recomputed or {}),
+    )
 
 
 def _run_threads(
@@ -187,29 +202,6 @@ def _run_threads(
                 finish(chunk_id, future.result())
 
 
-def manifest_for(
-    layers: LayerSet,
-    ruleset: Ruleset,
-    plan: ChunkPlan,
-    *,
-    proposals: str | None,
-    quick: bool = False,
-) -> dict[str, object]:
-    """What identifies a run, for :class:`PartStore` (a resume must match it)."""
-    return {
-        "source": str(layers.source),
-        "ruleset": ruleset.name,
-        "ruleset_version": ruleset.version,
-        "ruleset_source": ruleset.source,
-        "proposals": proposals,
-        "chunk_size": plan.chunk_size,
-        "quick": quick,
-        "halo_ft": plan.halo_ft,
-        "parcels": len(plan.order),
-        "chunks": list(plan.fingerprints),
-    }
-
-
 def run_chunks_to_store(
     layers: LayerSet,
     ruleset: Ruleset,
@@ -218,41 +210,54 @@ def run_chunks_to_store(
     options: RunOptions,
     resume: bool,
     overwrite: bool,
-    proposals: str | None = None,
+    proposals: str | Path | None = None,
+    files: Mapping[str, Path] | None = None,
     progress: Progress | None = None,
     on_plan: Callable[[ChunkPlan], None] | None = None,
 ) -> ScreenResult:
     """Screen into part files under ``out_dir/parts``, resuming a killed run if asked.
 
+    ``files`` (description to path, :func:`gis_sw.batch.fingerprint.input_files`) and
+    ``proposals`` go into the resume manifest with the layers as read, so ``--resume``
+    refuses to continue when any of them changed.
+
     Raises
     ------
     OutputError
-        When earlier parts are in the way (see :meth:`PartStore.start`).
+        When earlier parts are in the way, or a resume meets a different run or a manifest
+        it cannot read (see :meth:`PartStore.start`).
     """
     prepared, plan = plan_for(layers, ruleset, chunk_size=options.chunk_size)
+    fingerprint = run_fingerprint(
+        layers,
+        ruleset,
+        files=files or {},
+        proposals=Path(proposals) if proposals is not None else None,
+        chunk_size=plan.chunk_size,
+        quick=options.quick,
+        halo_ft=plan.halo_ft,
+        chunks=plan.fingerprints,
+    )
+    store = PartStore.in_output(out_dir)
+    found = store.start(fingerprint, resume=resume, overwrite=overwrite, rows_of=plan.rows)
     if on_plan:
         on_plan(plan)
-    store = PartStore.in_output(out_dir)
-    done = store.start(
-        manifest_for(layers, ruleset, plan, proposals=proposals, quick=options.quick),
-        resume=resume,
-        overwrite=overwrite,
-    )
     log.info(
         "%d parcels in %d chunks of %d (%d already done)",
         len(plan.order),
         plan.n_chunks,
         plan.chunk_size,
-        len(done),
+        len(found.done),
     )
     return screen_layers(
         layers,
         ruleset,
         options=options,
         store=store,
-        done=done,
+        done=found.done,
         progress=progress,
         prepared_plan=(prepared, plan),
+        recomputed=found.damaged,
     )
 
 

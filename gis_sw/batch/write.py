@@ -8,9 +8,12 @@ Every file is written atomically (:func:`gis_sw.outputs.atomic.atomic_path`).
   every finding of :func:`gis_sw.analysis.engine.run_rules`.
 * ``problems.csv``: rows of the parcel layer that were repaired, duplicated or empty.
 * ``summary.csv``: ``table,zone,outcome,screen,count``; ``table`` is ``parcels``
-  (``outcome`` the parcel's ``result``, ``screen`` its class, ``zone`` its main zone) or
+  (``outcome`` the parcel's ``result``, ``screen`` its class, ``zone`` its main zone),
   ``findings`` (``outcome`` the finding's outcome, ``zone`` the main zone under the
-  proposal's disturbance).
+  proposal's disturbance) or ``missing_layer`` (``screen`` a layer the town did not
+  provide, ``outcome`` ``review``, ``count`` the parcels that are review for want of it
+  alone, ``zone`` ``(all)``); the CLI says the same and how to declare an absence
+  (:func:`missing_layers_note`).
 * ``overview.png``: the townwide overview map, when the maps module provides one.
 """
 
@@ -25,9 +28,10 @@ import geopandas as gpd
 import pandas as pd
 
 from gis_sw.analysis.overlay import area_by_key
+from gis_sw.batch.chunks import CONTEXT_KINDS
 from gis_sw.batch.run import ScreenResult
 from gis_sw.layers.layerset import LayerSet
-from gis_sw.outputs.atomic import atomic_path, check_writable, output_group
+from gis_sw.outputs.atomic import atomic_path, check_all_writable, output_group
 from gis_sw.outputs.csvcells import csv_frame
 from gis_sw.ruleset import Ruleset
 
@@ -70,10 +74,57 @@ def findings_zone(
     return findings["proposal_id"].map(zone_of).fillna(NO_ZONE)
 
 
+def missing_layers(layers: LayerSet) -> tuple[str, ...]:
+    """Layers a parcel's screening reads that the town did not provide (every parcel is
+    ``review`` for want of them: :mod:`gis_sw.batch.parcels`)."""
+    return tuple(kind for kind in CONTEXT_KINDS if kind in layers.missing)
+
+
+def reviewed_for_missing_layers(rows: pd.DataFrame) -> int:
+    """Parcels that are ``review`` for no reason of their own (geometry and zoning usable):
+    with every layer given they would have had an answer."""
+    review = rows["screen"].to_numpy() == "review"
+    usable = rows["zones"].notna().to_numpy() & (rows["area_sqft"].to_numpy() > 0)
+    return int((review & usable).sum())
+
+
+DECLARE_HINT = {
+    "wells": "the town has no private wells (public water)",
+    "septic_fields": "the town has no septic fields (public sewer)",
+    "buildings": "there are no buildings to keep devices from",
+    "wetlands": "no wetland is mapped in the town",
+    "water_bodies": "no water body is mapped in the town",
+    "floodplain": "no 100-year floodplain is mapped in the town",
+}
+
+
+def missing_layers_note(result: ScreenResult, layers: LayerSet) -> str:
+    """What the CLI says when missing layers made parcels ``review`` ("" when none did)."""
+    missing = missing_layers(layers)
+    count = reviewed_for_missing_layers(result.rows)
+    if not missing or not count:
+        return ""
+    head = (
+        f"{count} parcel(s) are review because these layers were not provided: "
+        f"{', '.join(missing)}. For each, add the layer to the layers manifest, or, if the "
+        "town truly has none, declare the absence there:"
+    )
+    lines = [head]
+    for kind in missing:
+        reason = DECLARE_HINT.get(kind, f"the town has no {kind}")
+        lines.append(f"  [{kind}]\n  none = true    # {reason}")
+    return "\n".join(lines)
+
+
 def summary_table(
-    parcels: pd.DataFrame, findings: pd.DataFrame | None, finding_zones: pd.Series | None
+    parcels: pd.DataFrame,
+    findings: pd.DataFrame | None,
+    finding_zones: pd.Series | None,
+    *,
+    missing: tuple[str, ...] = (),
 ) -> pd.DataFrame:
-    """Counts by zone and outcome (see the module docstring)."""
+    """Counts by zone and outcome (see the module docstring); ``missing`` are the layers
+    not provided (:func:`missing_layers`)."""
     frames = []
     zone = parcels["zone_main"].fillna(NO_ZONE)
     counts = (
@@ -94,6 +145,19 @@ def summary_table(
         fcounts.insert(0, "table", "findings")
         fcounts["screen"] = ""
         frames.append(fcounts)
+    count = reviewed_for_missing_layers(parcels) if missing else 0
+    if count:
+        frames.append(
+            pd.DataFrame(
+                {
+                    "table": "missing_layer",
+                    "zone": "(all)",
+                    "outcome": "review",
+                    "screen": list(missing),
+                    "count": count,
+                }
+            )
+        )
     table = pd.concat(frames, ignore_index=True)[list(SUMMARY_COLUMNS)]
     return table.sort_values(["table", "zone", "outcome", "screen"], kind="stable").reset_index(
         drop=True
@@ -138,8 +202,8 @@ def write_batch_outputs(
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    for name in planned_batch_outputs(findings=findings is not None, formats=formats):
-        check_writable(out_dir / name, overwrite=overwrite)
+    names = planned_batch_outputs(findings=findings is not None, formats=formats, overview=overview)
+    check_all_writable([out_dir / name for name in names], overwrite=overwrite)
     with output_group():  # the set appears together, or (on any error) not at all
         written = _write_batch_set(
             out_dir,
@@ -155,7 +219,9 @@ def write_batch_outputs(
     return written
 
 
-def planned_batch_outputs(*, findings: bool, formats: tuple[str, ...]) -> list[str]:
+def planned_batch_outputs(
+    *, findings: bool, formats: tuple[str, ...], overview: bool = False
+) -> list[str]:
     """Names of the files a batch run writes, checked before any is written."""
     from gis_sw.outputs.geojson import FAMILY_FILES
 
@@ -163,6 +229,8 @@ def planned_batch_outputs(*, findings: bool, formats: tuple[str, ...]) -> list[s
     if findings:
         names += ["findings.parquet", "findings.gpkg"]
         names += [name for name, _ in FAMILY_FILES.values()]
+    if overview:
+        names.append("overview.png")
     return names
 
 
@@ -197,7 +265,7 @@ def _write_batch_set(
                 findings, out_dir / f"findings.{suffix}", overwrite=overwrite
             ):
                 written[path.name] = path
-    summary = summary_table(result.rows, findings, finding_zones)
+    summary = summary_table(result.rows, findings, finding_zones, missing=missing_layers(layers))
     with atomic_path(out_dir / "summary.csv", overwrite=overwrite) as tmp:
         csv_frame(summary).to_csv(tmp, index=False)
     written["summary.csv"] = out_dir / "summary.csv"

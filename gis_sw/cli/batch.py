@@ -10,9 +10,21 @@ from pathlib import Path
 
 import click
 
+from gis_sw.batch.fingerprint import input_files
+from gis_sw.batch.resume import PartStore, part_name
 from gis_sw.batch.run import DEFAULT_CHUNK_SIZE, ChunkPlan, Engine, RunOptions, run_chunks_to_store
-from gis_sw.batch.write import parcels_frame, write_batch_outputs, write_overview_map
-from gis_sw.errors import OutputError
+from gis_sw.batch.write import (
+    missing_layers_note,
+    planned_batch_outputs,
+    write_batch_outputs,
+)
+from gis_sw.layers.manifest import resolve_source
+from gis_sw.outputs.atomic import (
+    check_all_writable,
+    clean_stale_temps,
+    input_identities,
+    refuse_inputs,
+)
 from gis_sw.redact import shown
 
 log = logging.getLogger(__name__)
@@ -94,19 +106,39 @@ def command(  # noqa: PLR0917  # click passes every option by keyword
 
     Writes parcels.parquet / parcels.gpkg, summary.csv, problems.csv, the overview map and,
     with --proposals, findings.parquet / .gpkg / .geojson into OUT.  Progress goes to stderr
-    when it is a terminal.
+    when it is a terminal.  Like `check`, an existing output needs --overwrite; no output is
+    ever written over an input (docs/outputs.md).
     """
-    from gis_sw.batch.inputs import read_town
+    from gis_sw.batch.inputs import BATCH_KINDS, read_town
     from gis_sw.ruleset import load_ruleset
 
     started = time.perf_counter()
     ruleset = load_ruleset(ruleset_name)
-    final = out_dir / "parcels.parquet"
-    if final.exists() and not (overwrite or resume):
-        raise OutputError(
-            f"output {final} already exists. Fix: pass --overwrite to replace it, or choose "
-            "another --out folder."
+    formats = ("parquet",) if no_gpkg else ("parquet", "gpkg")
+    planned = [
+        out_dir / name
+        for name in planned_batch_outputs(
+            findings=proposals_path is not None, formats=formats, overview=not no_map
         )
+    ]
+    store = PartStore.in_output(out_dir)
+    if resume:
+        store.refuse_damaged(overwrite=overwrite)
+    # a resumed run may replace what the interrupted run itself began to publish
+    replace = overwrite or (resume and store.publishing())
+    manifest = resolve_source(layers_source)
+    files = input_files(
+        manifest,
+        ruleset=ruleset,
+        proposals=proposals_path,
+        kinds=None if proposals_path is not None else BATCH_KINDS,
+    )
+    refuse_inputs(
+        [*planned, store.manifest_path, store.journal_path, *store.own_files()],
+        input_identities(files),
+    )
+    check_all_writable(planned, overwrite=replace)  # after the inputs: no --overwrite fixes those
+    clean_stale_temps(out_dir, [p.name for p in planned])
     stages: dict[str, float] = {}
     tick = time.perf_counter()
 
@@ -155,7 +187,8 @@ def command(  # noqa: PLR0917  # click passes every option by keyword
             options=options,
             resume=resume,
             overwrite=overwrite,
-            proposals=str(proposals_path) if proposals_path else None,
+            proposals=proposals_path,
+            files=files,
             progress=progress,
             on_plan=on_plan,
         )
@@ -171,7 +204,7 @@ def command(  # noqa: PLR0917  # click passes every option by keyword
         findings = run_rules(layers, proposals, ruleset)
         disturbance = proposals.disturbance
         stage("rules")
-    formats = ("parquet",) if no_gpkg else ("parquet", "gpkg")
+    store.mark_publishing()
     written = write_batch_outputs(
         out_dir,
         result,
@@ -179,21 +212,11 @@ def command(  # noqa: PLR0917  # click passes every option by keyword
         ruleset,
         findings=findings,
         disturbance=disturbance,
-        overwrite=True,
+        overwrite=replace,
         formats=formats,
-        overview=False,
+        overview=not no_map,
     )
     stage("write")
-    if not no_map:
-        path = write_overview_map(
-            out_dir / "overview.png",
-            parcels_frame(result, ruleset.working_crs),
-            ruleset=ruleset,
-            overwrite=True,
-        )
-        if path is not None:
-            written["overview.png"] = path
-        stage("map")
     elapsed = time.perf_counter() - started
     n = len(result.rows)
     rate = n / max(elapsed, 1e-9)
@@ -204,8 +227,13 @@ def command(  # noqa: PLR0917  # click passes every option by keyword
         + ")",
         err=True,
     )
+    for chunk_id, why in sorted(result.recomputed.items()):
+        click.echo(f"part {part_name(chunk_id)} of the interrupted run {why}: recomputed", err=True)
     problems = result.prepared.summary()
     if problems:
         click.echo(shown(f"parcel layer problems: {problems}"), err=True)
+    missing = missing_layers_note(result, layers)
+    if missing:
+        click.echo(missing, err=True)
     for name, path in written.items():
         click.echo(f"{name}\t{path}")

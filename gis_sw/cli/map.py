@@ -92,6 +92,7 @@ def command(
     """
     from gis_sw.layers.read import read_layers, read_proposals
     from gis_sw.outputs.maps.bundle import MAP_CHOICES, map_paths, write_maps
+    from gis_sw.outputs.names import INDEX_NAME, file_stems, files_by_id, write_index
 
     ruleset = load_ruleset(ruleset_name)
     if webmap:
@@ -116,7 +117,9 @@ def command(
         webmap=webmap,
         proposal_ids=ids,
     )
-    for path in targets:
+    stems = file_stems(proposals.ids)
+    index = out_dir / INDEX_NAME if files_by_id(stems, targets) else None
+    for path in [*targets, *([index] if index else [])]:
         check_writable(path, overwrite=overwrite)
     written = write_maps(
         out_dir,
@@ -132,6 +135,8 @@ def command(
         overwrite=overwrite,
         proposal_ids=ids,
     )
+    if index is not None:  # the id-to-file map (names from ids are unique by construction)
+        written.append(write_index(index, stems, written, overwrite=overwrite))
     for path in written:
         click.echo(str(path))
     click.echo(f"Wrote {len(written)} files to {out_dir}.", err=True)

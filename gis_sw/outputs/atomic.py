@@ -1,15 +1,24 @@
 """Atomic output: write to a temporary file beside the target, then rename over it.
 
-A crash (or SIGKILL) mid-write leaves the old file whole, never half a new one.
+A crash (or SIGKILL) mid-write leaves the old file whole, never half a new one.  The
+temporary file is hidden and named ``.<stem>.<8 random>.tmp<suffix>`` (GDAL may add
+``-journal``, ``-wal``, ``-shm``); :func:`clean_stale_temps` removes the ones a killed run
+left, and only those.
+
+What is refused (docs/outputs.md): an existing output (a dangling symlink included) without
+``overwrite``; an output name that is a folder, always; a target that is one of the run's
+inputs (same resolved path, or same file by ``(st_dev, st_ino)``: a hard link or a symlink
+to it), always (:func:`refuse_inputs`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from pathlib import Path
 
@@ -22,11 +31,23 @@ def check_writable(path: Path, *, overwrite: bool) -> None:
     Raises
     ------
     OutputError
-        If ``path`` exists and ``overwrite`` is False, or its folder cannot be created.
+        If ``path`` exists (a dangling symlink counts) and ``overwrite`` is False; if it is
+        a folder (whatever ``overwrite`` says: a folder is never replaced by a file); or if
+        its folder cannot be created.
     """
-    if path.exists() and not overwrite:
+    path = Path(path)
+    if path.is_dir():
         raise OutputError(
-            f"output {path} already exists. Fix: pass --overwrite to replace it, or choose "
+            f"output {path} is a folder: gis-sw writes a file by that name and never replaces "
+            "a folder, even with --overwrite. Fix: move or rename that folder, or choose "
+            "another --out folder."
+        )
+    if os.path.lexists(path) and not overwrite:
+        what = "already exists"
+        if path.is_symlink() and not path.exists():
+            what = f"already exists (a symlink to {path.readlink()}, which is missing)"
+        raise OutputError(
+            f"output {path} {what}. Fix: pass --overwrite to replace it, or choose "
             "another --out folder."
         )
     try:
@@ -36,6 +57,23 @@ def check_writable(path: Path, *, overwrite: bool) -> None:
             f"cannot create output folder {path.parent}: {exc.strerror}. Fix: choose an --out "
             "folder you may write to (a path whose parents are folders, not files)."
         ) from None
+
+
+def check_all_writable(paths: Iterable[Path], *, overwrite: bool) -> None:
+    """:func:`check_writable` for a whole set, folders first: an output name that is a
+    folder is reported before any existing file, since ``--overwrite`` cannot fix it.
+
+    Raises
+    ------
+    OutputError
+        As :func:`check_writable`.
+    """
+    paths = [Path(p) for p in paths]
+    for path in paths:
+        if path.is_dir():
+            check_writable(path, overwrite=True)
+    for path in paths:
+        check_writable(path, overwrite=overwrite)
 
 
 _GROUP: ContextVar[list[tuple[Path, Path]] | None] = ContextVar("gis_sw_output_group", default=None)
@@ -61,8 +99,33 @@ def output_group() -> Iterator[None]:
         raise
     finally:
         _GROUP.reset(token)
-    for tmp, target in pending:
-        tmp.replace(target)
+    _publish(pending)
+
+
+def _publish(pending: list[tuple[Path, Path]]) -> None:
+    """Rename every temporary file of a group into place, after checking every target."""
+    try:
+        for _tmp, target in pending:
+            if target.is_dir():
+                raise OutputError(
+                    f"output {target} became a folder while the run was writing; nothing was "
+                    "replaced. Fix: move that folder away and run again."
+                )
+    except OutputError:
+        for tmp, _target in pending:
+            _cleanup(tmp)
+        raise
+    for at, (tmp, target) in enumerate(pending):
+        try:
+            tmp.replace(target)
+        except OSError as exc:
+            for rest, _target in pending[at:]:
+                _cleanup(rest)
+            done = ", ".join(t.name for _tmp, t in pending[:at]) or "none"
+            raise OutputError(
+                f"replacing {target} failed ({exc.strerror or exc}); replaced before it: "
+                f"{done}. Fix: free the file (or disk space) and run again with --overwrite."
+            ) from None
 
 
 @contextlib.contextmanager
@@ -156,3 +219,79 @@ def write_bytes_atomic(path: str | Path, data: bytes, *, overwrite: bool = True)
     with atomic_path(path, overwrite=overwrite) as tmp:
         tmp.write_bytes(data)
     return Path(path)
+
+
+_TEMP_RANDOM = r"[a-z0-9_]{8}"
+_GDAL_SIDECARS = r"(?:-journal|-wal|-shm)?"
+
+
+def temp_pattern(target: Path) -> re.Pattern[str]:
+    """The names :func:`atomic_path` gives temporary files of ``target`` (and GDAL's sidecars)."""
+    target = Path(target)
+    return re.compile(
+        rf"^\.{re.escape(target.stem)}\.{_TEMP_RANDOM}\.tmp{re.escape(target.suffix)}"
+        rf"{_GDAL_SIDECARS}$"
+    )
+
+
+def clean_stale_temps(folder: Path, names: Iterable[str]) -> list[Path]:
+    """Remove temporary files a killed run left for the outputs ``names`` in ``folder``.
+
+    Only hidden files matching :func:`temp_pattern` of one of ``names`` are removed: a
+    user's file, or a temporary file of another output, is never touched.  Returns the
+    files removed.
+    """
+    folder = Path(folder)
+    patterns = [temp_pattern(folder / name) for name in names]
+    removed: list[Path] = []
+    try:
+        candidates = [p for p in folder.iterdir() if p.name.startswith(".") and ".tmp" in p.name]
+    except OSError:
+        return removed
+    for path in candidates:
+        if any(p.match(path.name) for p in patterns) and path.is_file() and not path.is_symlink():
+            with contextlib.suppress(OSError):
+                path.unlink()
+                removed.append(path)
+    return removed
+
+
+def input_identities(inputs: Mapping[str, Path]) -> dict[object, str]:
+    """Resolved paths and ``(st_dev, st_ino)`` of each input file, to what it is.
+
+    ``inputs`` maps a description (``"the parcels layer"``) to a path; missing paths are
+    skipped (a PostGIS source has none).
+    """
+    known: dict[object, str] = {}
+    for what, path in inputs.items():
+        try:
+            resolved = Path(path).resolve()
+            info = resolved.stat()
+        except OSError:
+            continue
+        known[resolved] = what
+        known[(info.st_dev, info.st_ino)] = what
+    return known
+
+
+def refuse_inputs(targets: Iterable[Path], identities: Mapping[object, str]) -> None:
+    """Refuse to write any of ``targets`` that is one of the run's inputs.
+
+    Raises
+    ------
+    OutputError
+        Naming the output and the input it would replace (whatever ``--overwrite`` says).
+    """
+    for given in targets:
+        target = Path(given)
+        found = identities.get(target.resolve())
+        if found is None:
+            with contextlib.suppress(OSError):
+                info = target.stat()
+                found = identities.get((info.st_dev, info.st_ino))
+        if found is not None:
+            raise OutputError(
+                f"output {target} is {found}, an input of this run: gis-sw never writes over "
+                "its inputs, even with --overwrite. Fix: choose an --out folder apart from the "
+                "input files."
+            )

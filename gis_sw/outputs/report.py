@@ -11,7 +11,9 @@ Files in ``out_dir``:
 * ``calcsheet.csv``: the runoff calculation sheet (:mod:`gis_sw.outputs.calcsheet`), and
   ``calcsheet.pdf``, its page of the PDF map set, when PDF maps are written;
 * ``timeline_<id>.png``: disturbed acres over time, per proposal with dated phases;
-* map sheets and ``webmap.html`` when maps are asked for (:mod:`gis_sw.outputs.maps`).
+* map sheets and ``webmap.html`` when maps are asked for (:mod:`gis_sw.outputs.maps`);
+* ``index.csv``: when any per-proposal file is written, each proposal id, its file stem and
+  its files (:mod:`gis_sw.outputs.names`: file names from ids are unique by construction).
 
 Every file is written atomically, and the whole set is published together
 (:func:`gis_sw.outputs.atomic.output_group`): a run that fails or is killed half-way leaves
@@ -31,11 +33,17 @@ import pandas as pd
 from gis_sw.analysis.waivers import WaiverResult
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.proposals import Proposals
-from gis_sw.outputs.atomic import check_writable, output_group, write_text_atomic
+from gis_sw.outputs.atomic import (
+    check_all_writable,
+    clean_stale_temps,
+    output_group,
+    write_text_atomic,
+)
 from gis_sw.outputs.calcsheet import write_run_calc_sheet
 from gis_sw.outputs.csvcells import csv_frame
 from gis_sw.outputs.geojson import FAMILY_FILES, write_findings_geojson
 from gis_sw.outputs.geopackage import write_findings_geopackage
+from gis_sw.outputs.names import INDEX_NAME, file_stems, files_by_id, write_index
 from gis_sw.outputs.summary import write_summary_csv
 from gis_sw.outputs.timeline import timeline_path, write_timelines
 from gis_sw.ruleset import Ruleset
@@ -108,10 +116,11 @@ def write_check_outputs(
         or a file cannot be written.
     """
     out_dir = Path(out_dir)
-    for path in planned_outputs(
+    planned = planned_outputs(
         out_dir, findings, proposals=proposals, waivers=waiver_results is not None, maps=maps
-    ):
-        check_writable(path, overwrite=overwrite)
+    )
+    check_all_writable(planned, overwrite=overwrite)
+    clean_stale_temps(out_dir, [p.name for p in planned])  # left by a killed run
     with output_group():
         written = write_findings_geojson(out_dir, findings, overwrite=overwrite)
         written.append(
@@ -149,6 +158,9 @@ def write_check_outputs(
                 formats=maps,
                 overwrite=overwrite,
             )
+        stems = file_stems(proposals.ids)
+        if files_by_id(stems, written):  # the id-to-file map of per-proposal files
+            written.append(write_index(out_dir / INDEX_NAME, stems, written, overwrite=overwrite))
     return written
 
 
@@ -165,9 +177,12 @@ def planned_outputs(
     names += ["calcsheet.pdf"] if maps is not None and "pdf" in maps else []
     paths = [out_dir / name for name in names]
     dated = proposals.disturbance.loc[proposals.disturbance["start_date"].notna(), "proposal_id"]
-    paths += [timeline_path(out_dir, pid) for pid in sorted(set(dated.astype(str)))]
+    stems = file_stems(proposals.ids)
+    paths += [timeline_path(out_dir, pid, stems=stems) for pid in sorted(set(dated.astype(str)))]
     if maps is not None:
         from gis_sw.outputs.maps.bundle import map_paths
 
         paths += map_paths(out_dir, proposals=proposals, findings=findings, formats=maps)
+    if files_by_id(stems, paths):
+        paths.append(out_dir / INDEX_NAME)
     return paths

@@ -9,6 +9,7 @@ safe to call many times in one process.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,7 @@ from matplotlib.figure import Figure
 from gis_sw.analysis.phasing import Timeline, proposal_timeline
 from gis_sw.layers.proposals import Proposals
 from gis_sw.outputs.atomic import atomic_path
+from gis_sw.outputs.names import file_stem, file_stems
 from gis_sw.ruleset import Ruleset
 
 log = logging.getLogger(__name__)
@@ -96,10 +98,13 @@ def write_timeline(
     return target
 
 
-def timeline_path(folder: str | Path, proposal_id: str) -> Path:
-    """``timeline_<id>.png`` in ``folder`` (characters unsafe in file names become ``_``)."""
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in str(proposal_id))
-    return Path(folder) / f"timeline_{safe}.png"
+def timeline_path(
+    folder: str | Path, proposal_id: str, *, stems: Mapping[str, str] | None = None
+) -> Path:
+    """``timeline_<stem>.png`` in ``folder``; the stem from ``stems`` (every id of the run,
+    :func:`gis_sw.outputs.names.file_stems`), else of the id alone."""
+    stem = stems[str(proposal_id)] if stems is not None else file_stem(str(proposal_id))
+    return Path(folder) / f"timeline_{stem}.png"
 
 
 def write_timelines(
@@ -117,9 +122,10 @@ def write_timelines(
         If a chart exists and ``overwrite`` is False, or it cannot be written.
     """
     written = []
+    stems = file_stems(proposals.ids)
     for pid in proposals.ids:
         path = write_timeline(
-            timeline_path(folder, pid),
+            timeline_path(folder, pid, stems=stems),
             proposals=proposals,
             ruleset=ruleset,
             proposal_id=pid,

@@ -16,7 +16,6 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import math
-import re
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
@@ -57,6 +56,7 @@ from gis_sw.outputs.maps.site import (
     finding_items,
     in_view,
 )
+from gis_sw.outputs.names import file_stem, file_stems
 from gis_sw.ruleset import Ruleset
 
 log = logging.getLogger(__name__)
@@ -66,9 +66,10 @@ PNG_DPI = 150
 _RC: Any = {"pdf.fonttype": 3, "font.family": "DejaVu Sans", "hatch.linewidth": 0.5}
 
 
-def safe_name(proposal_id: str) -> str:
-    """A file-name-safe form of a proposal id (``P 1/2`` becomes ``P_1_2``)."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", proposal_id).strip("._") or "proposal"
+def safe_name(proposal_id: str, proposal_ids: Sequence[str] | None = None) -> str:
+    """The file stem of a proposal's sheets among ``proposal_ids`` (the whole run):
+    :func:`gis_sw.outputs.names.file_stem`, unique by construction."""
+    return file_stem(proposal_id, proposal_ids)
 
 
 def _site_data(
@@ -438,12 +439,14 @@ def write_sheets(
             f"Fix: use one of {', '.join(proposals.ids[:10])}."
         )
     date_text = (run_date or dt.datetime.now(tz=dt.UTC).date()).isoformat()
+    stems = file_stems(proposals.ids)
     written: list[Path] = []
     with mpl.rc_context(_RC):
         for proposal_id in wanted:
             written += _write_proposal(
                 out,
                 proposal_id,
+                stem=stems[proposal_id],
                 layers=layers,
                 proposals=proposals,
                 findings=findings,
@@ -497,12 +500,13 @@ def sheet_paths(
     Lets a caller refuse an existing output before it writes anything else.
     """
     size = sheet_size(sheet)
+    stems = file_stems(proposals.ids)
     paths: list[Path] = []
     for proposal_id in proposal_ids if proposal_ids is not None else proposals.ids:
         planned = _plan(_site_data(proposal_id, proposals, findings, None), size, scale_ft_per_in)
         if planned is None:
             continue
-        targets = _targets(Path(out_dir), safe_name(proposal_id), planned[0], formats)
+        targets = _targets(Path(out_dir), stems[proposal_id], planned[0], formats)
         paths.extend(p for group in targets.values() for p in group)
     return paths
 
@@ -511,6 +515,7 @@ def _write_proposal(
     out: Path,
     proposal_id: str,
     *,
+    stem: str,
     layers: LayerSet,
     proposals: Proposals,
     findings: gpd.GeoDataFrame,
@@ -531,7 +536,7 @@ def _write_proposal(
         )
         return []
     plan, geom, bounds = planned
-    targets = _targets(out, safe_name(proposal_id), plan, formats)
+    targets = _targets(out, stem, plan, formats)
     for paths in targets.values():
         for path in paths:
             check_writable(path, overwrite=overwrite)
