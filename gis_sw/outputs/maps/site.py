@@ -21,6 +21,7 @@ from matplotlib.lines import Line2D
 from pyproj import CRS
 
 from gis_sw.analysis.bands import adjacent_outlines
+from gis_sw.analysis.buildings import basement_status
 from gis_sw.errors import InputFileError
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.outputs.maps.draw import (
@@ -124,12 +125,16 @@ def draw_town_layers(
         _add_handle(handles, legend_handle(STYLES["parcels"], kind="line"))
     buildings = in_view(layers.get("buildings"), bounds)
     if buildings is not None:
-        basement = _flag(buildings, "habitable_basement")
+        # the protected structures of SW206: a habitable basement or below-ground storage
+        basement = np.asarray([q is True for q in basement_status(buildings)[0]], dtype=bool)
         if add_polygons(ax, buildings.geometry.to_numpy()[~basement], STYLES["buildings"]):
             _add_handle(handles, legend_handle(STYLES["buildings"], kind="polygon"))
         style = STYLES["buildings_basement"]
         if add_polygons(ax, buildings.geometry.to_numpy()[basement], style):
             _add_handle(handles, legend_handle(style, kind="polygon"))
+    streams = in_view(layers.get("streams"), bounds)
+    if streams is not None and add_lines(ax, streams.geometry.to_numpy(), STYLES["streams"]):
+        _add_handle(handles, legend_handle(STYLES["streams"], kind="line"))
     wells = in_view(layers.get("wells"), bounds)
     if wells is not None and add_points(ax, wells.geometry.to_numpy(), STYLES["wells"]):
         _add_handle(handles, legend_handle(STYLES["wells"], kind="point"))

@@ -72,6 +72,7 @@ STYLES: dict[str, LayerStyle] = {
     ),
     "wetlands": LayerStyle("Wetland", "#b8e0b0", "#1b7837", 0.7, "|||", "-", 1.0, 1.7),
     "water_bodies": LayerStyle("Water body", "#6baed6", "#08519c", 0.7, "", "-", 1.0, 1.8),
+    "streams": LayerStyle("Stream", "none", "#08519c", 1.4, "", (0, (8, 2)), 1.0, 1.85),
     "parcels": LayerStyle("Parcel / lot line", "none", "#404040", 0.7, "", "-", 1.0, 2.0),
     "pavement": LayerStyle("Existing pavement", "#ececec", "#969696", 0.4, "", "-", 1.0, 2.1),
     "septic_fields": LayerStyle("Septic field", "#f6dcb6", "#8c510a", 0.7, "xx", "-", 1.0, 2.2),
