@@ -318,7 +318,8 @@ def test_mount_pleasant_keeps_its_words(ruleset: Ruleset) -> None:
 
 
 def test_wording_keys_are_the_ones_the_checks_use(ruleset: Ruleset) -> None:
-    assert set(mount_pleasant_toml()["wording"]) == set(permits.WORDING_DEFAULTS)
+    # SW1xx's keys, and SW210's advisory lead (infiltration)
+    assert set(mount_pleasant_toml()["wording"]) == {*permits.WORDING_DEFAULTS, "advisory_lead"}
     assert (
         ruleset.wording("floodplain_consequence") == "Chapter 108 (Flood Damage Prevention) applies"
     )
