@@ -71,13 +71,19 @@ def test_check_writes_outputs_and_exits_0(town: tuple[Path, Path], tmp_path: Pat
     layers, proposals = town
     out = tmp_path / "out"
     result = run(
-        "check", str(proposals), "--layers", str(layers), "--out", str(out), "--select", "SW1"
+        "check",
+        *(str(proposals), "--layers", str(layers), "--out", str(out), "--select", "SW1"),
+        "--details",
     )
     assert result.exit_code == 0, result.output
-    # --map defaults to both: a PDF and a PNG sheet per proposal and the web map
+    # --map defaults to both: a PDF and a PNG sheet per proposal and the web map; --report
+    # too: a folder per application with its report.pdf, and index.html
+    assert sorted((out / "P-1").iterdir()) == [out / "P-1" / "report.pdf"]
     assert sorted(p.name for p in out.iterdir()) == [
+        "P-1",
         "P-1.pdf",
         "P-1.png",
+        "P-2",
         "P-2.pdf",
         "P-2.png",
         "calcsheet.csv",
@@ -87,7 +93,9 @@ def test_check_writes_outputs_and_exits_0(town: tuple[Path, Path], tmp_path: Pat
         "findings_lines.geojson",
         "findings_points.geojson",
         "index.csv",  # proposal id to its files (outputs/names.py)
+        "index.html",  # one row per application, linking its report
         "summary.csv",
+        "summary.xlsx",
         "webmap.html",
     ]
     rows = summary(out)
@@ -184,7 +192,7 @@ def test_waiver_clears_fail_on_and_stays_visible(town: tuple[Path, Path], tmp_pa
         "True",
         "Permit SW-2026-14 issued",
     )
-    assert "required (waived)" in result.stdout
+    assert "REQUIRED SW101 (waived): 134 sq ft against 100 sq ft" in result.stdout
     features = json.loads((out / "findings.geojson").read_text(encoding="utf-8"))["features"]
     waived = {f["properties"]["subject_id"]: f["properties"]["waived"] for f in features}
     assert waived == {"P-1": True, "P-2": False}

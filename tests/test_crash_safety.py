@@ -26,6 +26,7 @@ from pathlib import Path
 import geopandas as gpd
 import pandas as pd
 import pyogrio
+import pypdf
 import pytest
 from corpus import write_town
 
@@ -85,13 +86,36 @@ def read_output(path: Path) -> object:
                 geoms = []
             layers.append((name, frame.to_json(), geoms))
         return layers
+    if path.suffix == ".xlsx":  # zip entries carry the second they were written
+        from openpyxl import load_workbook
+
+        book = load_workbook(path)
+        return [
+            [list(row) for row in book[name].iter_rows(values_only=True)]
+            for name in book.sheetnames
+        ]
+    if path.name == "report.pdf":  # merged by pypdf, whose trailer /ID changes run to run
+        return [page.extract_text() for page in pypdf.PdfReader(path).pages]
     if path.suffix == ".pdf":  # the same sheet, whatever second it was drawn in
         return re.sub(rb"/CreationDate \(D:\d+Z?\)", b"", path.read_bytes())
     return path.read_bytes()
 
 
+def output_names(out: Path) -> list[str]:
+    """Every output of a run, an application's folder as ``<folder>/<file>``."""
+    names = []
+    for path in out.iterdir():
+        if path.name.startswith("."):
+            continue
+        if path.is_dir():
+            names += [f"{path.name}/{p.name}" for p in path.iterdir() if not p.name.startswith(".")]
+        else:
+            names.append(path.name)
+    return sorted(names)
+
+
 def assert_outputs_whole(out: Path, expected: dict[str, object]) -> None:
-    names = sorted(p.name for p in out.iterdir() if not p.name.startswith("."))
+    names = output_names(out)
     assert names == sorted(expected), names
     for name, content in expected.items():
         assert read_output(out / name) == content, name
@@ -107,7 +131,7 @@ def test_check_killed_keeps_earlier_output(tmp_path: Path) -> None:
     first = run(*args)
     full_s = time.monotonic() - started
     assert first.returncode == 0, first.stderr
-    names = {p.name for p in out.iterdir() if not p.name.startswith(".")}
+    names = set(output_names(out))
     assert set(CHECK_FILES) <= names, names  # and the maps, web map and calculation sheet
     assert {"P-1.pdf", "webmap.html", "calcsheet.csv"} <= names, names
     expected = {name: read_output(out / name) for name in sorted(names)}

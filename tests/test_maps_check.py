@@ -54,4 +54,5 @@ def test_check_map_none_writes_no_map(inputs, tmp_path):
     assert result.exit_code == 0, result.output
     names = {p.name for p in out.iterdir()}
     assert "summary.csv" in names
-    assert not [n for n in names if n.endswith((".pdf", ".png", ".html"))]
+    # no sheet and no web map (index.html lists the applications' reports, not a map)
+    assert not [n for n in names if n.endswith((".pdf", ".png")) or n == "webmap.html"]

@@ -198,6 +198,7 @@ def test_check_outputs_refuse_before_writing_anything(tmp_path: Path, ruleset: R
         "findings_points.geojson",
         "findings.gpkg",
         "summary.csv",
+        "summary.xlsx",  # the same findings for Excel, a sheet per application
         "calcsheet.csv",  # the runoff rules' sheet: here every line says what data is missing
     ]
     assert (tmp_path / "summary.csv").read_text(encoding="utf-8").startswith("proposal_id,rule_id")

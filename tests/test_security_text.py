@@ -47,7 +47,7 @@ def test_check_table_and_notes_escape_control_characters(town: Path) -> None:
     result = invoke(
         [
             *("check", str(town / "proposals.gpkg"), "--layers", str(town / "town.gpkg")),
-            *("--fail-on", "never", "--map", "none"),
+            *("--fail-on", "never", "--map", "none", "--details"),
         ]
     )
     assert result.exit_code == 0, result.output

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import click
@@ -18,6 +20,7 @@ from gis_sw.analysis.findings import tripping
 from gis_sw.analysis.registry import RULES, select_rules
 from gis_sw.analysis.waivers import WaiverStatus, apply_waivers, load_waivers
 from gis_sw.outputs.atomic import check_writable
+from gis_sw.outputs.console import format_blocks
 from gis_sw.outputs.report import CHECK_OUTPUTS, write_check_outputs
 from gis_sw.outputs.summary import count_line, format_notes, format_table
 from gis_sw.redact import shown
@@ -26,6 +29,14 @@ from gis_sw.ruleset import load_ruleset
 log = logging.getLogger("gis_sw.cli.check")
 
 EXIT_OK, EXIT_FINDINGS = 0, 1
+
+
+def _progress(ids: Iterable[str]) -> Iterable[str]:
+    """A progress bar on stderr while reports are drawn (quiet when stderr is no terminal)."""
+    from tqdm import tqdm
+
+    items = list(ids)
+    return tqdm(items, desc="reports", unit="application", disable=not sys.stderr.isatty())
 
 
 def _prefixes(values: tuple[str, ...], option: str) -> list[str] | None:
@@ -78,6 +89,18 @@ def _prefixes(values: tuple[str, ...], option: str) -> list[str] | None:
     show_default=True,
     help="Map sheets of each proposal in --out, with webmap.html (none: neither).",
 )
+@click.option(
+    "--report/--no-report",
+    default=True,
+    show_default=True,
+    help="With --out: a report.pdf per application in its own folder, and index.html.",
+)
+@click.option(
+    "--details",
+    is_flag=True,
+    help="Print the full table of every finding (passes included) instead of one block "
+    "per application.",
+)
 @click.option("--overwrite", is_flag=True, help="Replace existing outputs in --out.")
 @click.option("--select", multiple=True, help="Only rules with these id prefixes (SW1, SW205).")
 @click.option("--ignore", multiple=True, help="Skip rules with these id prefixes.")
@@ -93,6 +116,8 @@ def command(
     waivers_path: Path | None,
     overwrite: bool,
     map_choice: str,
+    report: bool,
+    details: bool,
     select: tuple[str, ...],
     ignore: tuple[str, ...],
     crs: str | None,
@@ -100,10 +125,14 @@ def command(
 ) -> None:
     """Screen PROPOSAL (a proposals GeoPackage or a disturbance file) against the law.
 
-    Prints one line per finding (rule, proposal, subject, outcome, measured, limit,
-    citation), then the sentence of every fail, review and required finding.  With --out
-    it writes findings.geojson (RFC 7946, plus _lines and _points files), findings.gpkg,
-    summary.csv and waivers.csv.  gis-sw screens; the Town Engineer decides.
+    Prints one block per application: its verdict, then every fail, review, required and
+    info finding with the measured figure, the limit, the citation and the sentence
+    (--details prints the full table, passes included).  With --out it writes
+    findings.geojson (RFC 7946, plus _lines and _points files), findings.gpkg,
+    summary.csv, summary.xlsx, calcsheet.csv, index.csv, the map sheets and webmap.html
+    (--map, on by default), a report.pdf per application in a folder of its own with
+    index.html linking them (--report, on by default), and waivers.csv when --waivers is
+    given.  gis-sw screens; the Town Engineer decides.
     """
     from gis_sw.layers.read import read_layers, read_proposals
     from gis_sw.outputs.maps.bundle import MAP_CHOICES
@@ -152,12 +181,24 @@ def command(
                     ),
                     err=True,
                 )
-    click.echo(format_table(findings))
-    notes = format_notes(findings)
-    if notes:
+    if details:
+        click.echo(format_table(findings))
+        notes = format_notes(findings)
+        if notes:
+            click.echo("")
+            click.echo(notes)
+    else:
+        click.echo(format_blocks(findings))
         click.echo("")
-        click.echo(notes)
+        click.echo(count_line(findings))
     if out_dir is not None:
+        drawing = [w for w, on in (("map sheets", map_choice != "none"), ("reports", report)) if on]
+        if drawing:
+            click.echo(
+                f"Drawing {' and '.join(drawing)} of {len(proposals.ids)} application(s) "
+                f"into {out_dir} ...",
+                err=True,
+            )
         written = write_check_outputs(
             out_dir,
             findings,
@@ -167,6 +208,8 @@ def command(
             overwrite=overwrite,
             waiver_results=results,
             maps=None if map_choice == "none" else MAP_CHOICES[map_choice],
+            report=report,
+            progress=_progress,
         )
         for path in written:
             log.info("wrote %s", path)

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from gis_sw.analysis.wording import figure_pair, fmt_number, fmt_usd
-from gis_sw.outputs.atomic import write_bytes_atomic
+from gis_sw.outputs.atomic import readable, write_bytes_atomic
 from gis_sw.units import SQFT_PER_ACRE
 
 if TYPE_CHECKING:
@@ -367,10 +367,11 @@ def write_application_report(
     pages: Sequence[Figure],
     *,
     attachments: Sequence[Path | tuple[Path, int]] = (),
+    after: Sequence[Figure] = (),
     overwrite: bool = False,
 ) -> Path:
-    """Write ``pages`` then ``attachments`` (whole PDFs, or ``(pdf, page index)``) as one PDF,
-    atomically.
+    """Write ``pages``, then ``attachments`` (whole PDFs, or ``(pdf, page index)``), then
+    ``after`` as one PDF, atomically.
 
     Raises
     ------
@@ -381,17 +382,22 @@ def write_application_report(
     from matplotlib.backends.backend_pdf import PdfPages
     from pypdf import PdfReader, PdfWriter
 
-    buffer = io.BytesIO()
-    with mpl.rc_context(_RC), PdfPages(buffer) as pdf:
-        for fig in pages:
-            pdf.savefig(fig)
+    def rendered(figures: Sequence[Figure]) -> PdfReader:
+        buffer = io.BytesIO()
+        with mpl.rc_context(_RC), PdfPages(buffer) as pdf:
+            for fig in figures:
+                pdf.savefig(fig)
+        return PdfReader(io.BytesIO(buffer.getvalue()))
+
     writer = PdfWriter()
-    writer.append(PdfReader(io.BytesIO(buffer.getvalue())))
+    writer.append(rendered(pages))
     for extra in attachments:
         if isinstance(extra, tuple):
-            writer.append(PdfReader(str(extra[0])), pages=[extra[1]])
+            writer.append(PdfReader(str(readable(extra[0]))), pages=[extra[1]])
         else:
-            writer.append(PdfReader(str(extra)))
+            writer.append(PdfReader(str(readable(extra))))
+    if after:
+        writer.append(rendered(after))
     merged = io.BytesIO()
     writer.write(merged)
     return write_bytes_atomic(path, merged.getvalue(), overwrite=overwrite)

@@ -102,6 +102,21 @@ def output_group() -> Iterator[None]:
     _publish(pending)
 
 
+def readable(path: str | Path) -> Path:
+    """Where ``path``'s content is now: inside an :func:`output_group`, a file written but
+    not yet published is still its temporary file; otherwise ``path`` itself.
+
+    Lets an output built from earlier outputs of the same set (a report that appends the
+    sheets) read them before the set is published.
+    """
+    target = Path(path)
+    pending = _GROUP.get()
+    for tmp, destination in reversed(pending or []):
+        if destination == target:
+            return tmp
+    return target
+
+
 def _publish(pending: list[tuple[Path, Path]]) -> None:
     """Rename every temporary file of a group into place, after checking every target."""
     try:

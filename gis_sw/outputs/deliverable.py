@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import geopandas as gpd
@@ -29,8 +29,12 @@ from gis_sw.outputs.application import (
     summary_figures,
     write_application_report,
 )
+from gis_sw.outputs.atomic import readable
 from gis_sw.outputs.index_page import index_html, write_index_html
 from gis_sw.ruleset import Ruleset
+
+Progress = Callable[[Iterable[str]], Iterable[str]]
+"""Wraps a loop over proposal ids (the CLI passes a progress bar)."""
 
 REPORT_NAME = "report.pdf"
 INDEX_NAME = "index.html"
@@ -78,12 +82,12 @@ def application_site(
 
 def _calc_pages(calc_pdf: Path | None) -> dict[str, tuple[Path, int]]:
     """Proposal id -> its page of ``calcsheet.pdf``, read from each page's title line."""
-    if calc_pdf is None or not Path(calc_pdf).exists():
+    if calc_pdf is None or not readable(calc_pdf).exists():
         return {}
     from pypdf import PdfReader
 
     pages: dict[str, tuple[Path, int]] = {}
-    for index, page in enumerate(PdfReader(str(calc_pdf)).pages):
+    for index, page in enumerate(PdfReader(str(readable(calc_pdf))).pages):
         match = _CALC_TITLE.search(" ".join(page.extract_text().split()))
         if match:
             pages[match.group(1)] = (Path(calc_pdf), index)
@@ -113,6 +117,7 @@ def write_application_reports(
     run_date: dt.date | None = None,
     proposal_ids: Sequence[str] | None = None,
     overwrite: bool = False,
+    progress: Progress | None = None,
 ) -> list[Path]:
     """Write every application's ``report.pdf`` and the run's ``index.html``.
 
@@ -143,6 +148,8 @@ def write_application_reports(
         Only these applications (all by default).
     overwrite
         Replace existing reports and index.
+    progress
+        Wraps the loop over applications (a progress bar from the CLI).
 
     Returns
     -------
@@ -168,7 +175,8 @@ def write_application_reports(
     summaries: list[ApplicationSummary] = []
     all_links: dict[str, list[tuple[str, str]]] = {}
     calc_page = _calc_pages(calc_pdf)
-    for pid in proposals.ids if proposal_ids is None else proposal_ids:
+    ids = list(proposals.ids if proposal_ids is None else proposal_ids)
+    for pid in progress(ids) if progress is not None else ids:
         parcels, zones = application_site(layers, proposals, pid)
         name = _text(names.get(pid)) if names is not None else ""
         summary = summarise_application(findings, pid, name=name, parcels=parcels, zones=zones)
@@ -180,13 +188,14 @@ def write_application_reports(
             run_date=date_text,
             version=__version__,
         )
+        after = []
         timeline = proposal_timeline(proposals, pid)
         if timeline is not None:
             limit = ruleset.phasing.max_disturbed_acres
             chart = timeline_figure(
                 timeline, limit_acres=limit, title=f"Proposal {pid}: disturbed area over time"
             )
-            pages.append(stamp_figure(chart, footer=footer))
+            after.append(stamp_figure(chart, footer=footer))
         folder = stem(pid)
         extra: list[Path | tuple[Path, int]] = list((sheet_pdfs or {}).get(pid, ()))
         if pid in calc_page:
@@ -195,6 +204,7 @@ def write_application_reports(
             out / folder / REPORT_NAME,
             pages,
             attachments=extra,
+            after=after,
             overwrite=overwrite,
         )
         written.append(path)

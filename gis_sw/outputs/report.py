@@ -41,6 +41,8 @@ from gis_sw.outputs.atomic import (
 )
 from gis_sw.outputs.calcsheet import write_run_calc_sheet
 from gis_sw.outputs.csvcells import csv_frame
+from gis_sw.outputs.deliverable import Progress, report_paths, write_application_reports
+from gis_sw.outputs.excel import write_summary_xlsx
 from gis_sw.outputs.geojson import FAMILY_FILES, write_findings_geojson
 from gis_sw.outputs.geopackage import write_findings_geopackage
 from gis_sw.outputs.names import INDEX_NAME, file_stems, files_by_id, write_index
@@ -50,10 +52,13 @@ from gis_sw.ruleset import Ruleset
 
 __all__ = ["CHECK_OUTPUTS", "waivers_frame", "write_check_outputs"]
 
+XLSX_NAME = "summary.xlsx"
+
 CHECK_OUTPUTS: tuple[str, ...] = (
     *(name for name, _ in FAMILY_FILES.values()),
     "findings.gpkg",
     "summary.csv",
+    "summary.xlsx",
 )
 """Files every ``gis-sw check`` run writes (``waivers.csv`` only with waivers)."""
 
@@ -85,6 +90,8 @@ def write_check_outputs(
     overwrite: bool = False,
     waiver_results: Sequence[WaiverResult] | None = None,
     maps: Sequence[str] | None = None,
+    report: bool = False,
+    progress: Progress | None = None,
 ) -> list[Path]:
     """Write findings (GeoJSON, GeoPackage), the summary and the waiver report.
 
@@ -100,6 +107,11 @@ def write_check_outputs(
         Replace existing outputs.
     waiver_results
         What each waiver did; writes ``waivers.csv`` when given.
+    report
+        Also write ``<application>/report.pdf`` for every proposal and ``index.html``
+        (:mod:`gis_sw.outputs.deliverable`).
+    progress
+        Wraps the per-proposal loops of the sheets and reports (a progress bar from the CLI).
     maps
         Formats of the map sheets (``("pdf", "png")``, one of them, or none), written with
         ``webmap.html`` by :func:`gis_sw.outputs.maps.bundle.write_maps`; None: no map.
@@ -117,7 +129,12 @@ def write_check_outputs(
     """
     out_dir = Path(out_dir)
     planned = planned_outputs(
-        out_dir, findings, proposals=proposals, waivers=waiver_results is not None, maps=maps
+        out_dir,
+        findings,
+        proposals=proposals,
+        waivers=waiver_results is not None,
+        maps=maps,
+        report=report,
     )
     check_all_writable(planned, overwrite=overwrite)
     clean_stale_temps(out_dir, [p.name for p in planned])  # left by a killed run
@@ -127,6 +144,7 @@ def write_check_outputs(
             write_findings_geopackage(out_dir / "findings.gpkg", findings, overwrite=overwrite)
         )
         written.append(write_summary_csv(out_dir / "summary.csv", findings, overwrite=overwrite))
+        written.append(write_summary_xlsx(out_dir / XLSX_NAME, findings, overwrite=overwrite))
         if waiver_results is not None:
             buffer = io.StringIO()
             csv_frame(waivers_frame(waiver_results)).to_csv(
@@ -159,6 +177,18 @@ def write_check_outputs(
                 overwrite=overwrite,
             )
         stems = file_stems(proposals.ids)
+        if report:
+            written += _write_reports(
+                out_dir,
+                findings,
+                layers=layers,
+                proposals=proposals,
+                ruleset=ruleset,
+                stems=stems,
+                written=written,
+                overwrite=overwrite,
+                progress=progress,
+            )
         if files_by_id(stems, written):  # the id-to-file map of per-proposal files
             written.append(write_index(out_dir / INDEX_NAME, stems, written, overwrite=overwrite))
     return written
@@ -171,6 +201,7 @@ def planned_outputs(
     proposals: Proposals,
     waivers: bool,
     maps: Sequence[str] | None,
+    report: bool = False,
 ) -> list[Path]:
     """Every file a check run may write, so existing ones are refused before any write."""
     names = [*CHECK_OUTPUTS, "calcsheet.csv", *(["waivers.csv"] if waivers else [])]
@@ -183,6 +214,55 @@ def planned_outputs(
         from gis_sw.outputs.maps.bundle import map_paths
 
         paths += map_paths(out_dir, proposals=proposals, findings=findings, formats=maps)
+    if report:
+        paths += report_paths(out_dir, proposals.ids, stems.__getitem__)
     if files_by_id(stems, paths):
         paths.append(out_dir / INDEX_NAME)
     return paths
+
+
+def _write_reports(
+    out_dir: Path,
+    findings: gpd.GeoDataFrame,
+    *,
+    layers: LayerSet,
+    proposals: Proposals,
+    ruleset: Ruleset,
+    stems: dict[str, str],
+    written: Sequence[Path],
+    overwrite: bool,
+    progress: Progress | None,
+) -> list[Path]:
+    """Each application's report (its sheets and calc sheet page appended) and index.html."""
+    by_id = files_by_id(stems, written)
+    sheet_pdfs = {
+        pid: [out_dir / name for name in names if name.endswith(".pdf")]
+        for pid, names in by_id.items()
+    }
+    links = {pid: [(Path(name).name, name) for name in names] for pid, names in by_id.items()}
+    top = [
+        (label, name)
+        for label, name in (
+            ("web map", "webmap.html"),
+            ("findings (GeoJSON)", "findings.geojson"),
+            ("summary (Excel)", XLSX_NAME),
+            ("summary (CSV)", "summary.csv"),
+            ("calculation sheet", "calcsheet.pdf"),
+        )
+        if (out_dir / name) in set(written)
+    ]
+    calc = out_dir / "calcsheet.pdf"
+    return write_application_reports(
+        out_dir,
+        findings,
+        layers=layers,
+        proposals=proposals,
+        ruleset=ruleset,
+        stem=stems.__getitem__,
+        sheet_pdfs=sheet_pdfs,
+        links=links,
+        top_links=top,
+        calc_pdf=calc if calc in set(written) else None,
+        overwrite=overwrite,
+        progress=progress,
+    )

@@ -275,7 +275,7 @@ def _label_zones_in_view(
             color="#6a3d9a",
             alpha=0.75,
             fontweight="bold",
-            zorder=1.3,
+            zorder=2.45,  # above pavement and buildings, so no road hides half of it
             clip_on=True,
             gid="zone-label",
         )
