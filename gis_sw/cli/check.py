@@ -80,7 +80,12 @@ def _prefixes(values: tuple[str, ...], option: str) -> list[str] | None:
 @click.option("--overwrite", is_flag=True, help="Replace existing outputs in --out.")
 @click.option("--select", multiple=True, help="Only rules with these id prefixes (SW1, SW205).")
 @click.option("--ignore", multiple=True, help="Skip rules with these id prefixes.")
-@click.option("--crs", default=None, help="CRS of a proposals file that carries none (DXF).")
+@click.option(
+    "--crs",
+    default=None,
+    help="CRS of the proposals file's coordinates: for a file with none (DXF), and it "
+    "overrides a wrong one (a state-plane GeoJSON without a crs member).",
+)
 @click.option("--strict", is_flag=True, help="Refuse invalid geometries instead of repairing.")
 def command(
     *,
