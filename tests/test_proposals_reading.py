@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
+import zipfile
 from pathlib import Path
 
 import geopandas as gpd
@@ -342,3 +343,20 @@ def test_verbose_keeps_exit_2_and_shows_the_traceback(tmp_path: Path) -> None:
     assert "Traceback" not in quiet.stderr
     assert "Traceback" in verbose.stderr
     assert verbose.stderr.splitlines()[-1] == quiet.stderr.splitlines()[-1]
+
+
+def test_zipped_shapefile_by_vsizip_path(tmp_path: Path, ruleset: Ruleset) -> None:
+    shp = tmp_path / "lod.shp"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        disturbance(proposal_id=["A", "B"], has_sedimentation_device=["y", "n"]).to_file(
+            shp, engine="pyogrio"
+        )
+    archive = tmp_path / "lod.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for part in tmp_path.glob("lod.*"):
+            if part.suffix != ".zip":
+                zipped.write(part, part.name)
+    proposals = read_proposals(f"/vsizip/{archive}/lod.shp", ruleset=ruleset)
+    assert proposals.ids == ["A", "B"]
+    assert [round(a, 2) for a in proposals.disturbance.area] == [120.0, 120.0]

@@ -74,6 +74,7 @@ def test_subareas_of_a_many_part_piece_match_the_overlay(ruleset: Ruleset) -> No
     area = shapely.box(X0 - 10, Y0 - 10, X0 + 400, Y0 + 200)
     cover = params.disturbed_cover
     table = subareas([CoverLevel("disturbed", cover, piece)], soils, area, params)
+    assert table["hsg"].tolist().count(None) == 1  # unmapped ground: None, as the sheet reads it
     got = dict(zip(table["hsg"].fillna("none"), table["area_sqft"], strict=True))
     b, c = (shapely.intersection(g, area) for g in soils.geometry)
     assert got["B"] == pytest.approx(shapely.intersection(piece, b).area, abs=0.01)

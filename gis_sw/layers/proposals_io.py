@@ -108,6 +108,7 @@ def read_proposals(
         different values.
     """
     path = check_input_file(path, "proposals file")
+    path, inner = zip_member(path)
     assumed = _as_crs(crs)
     working = ruleset.working_crs
     problems: list[Problem] = []
@@ -115,11 +116,12 @@ def read_proposals(
     frames: dict[str, gpd.GeoDataFrame] = {}
     table: pd.DataFrame | None = None
 
-    def read(layer: str | None, kind: str) -> None:
+    def read(layer: str | None, kind: str, *, single: bool = False) -> None:
         _read_layer(
             path,
             layer,
             kind=kind,
+            single=single,
             assumed=assumed,
             working=working,
             strict=strict,
@@ -136,7 +138,7 @@ def read_proposals(
         if ATTRIBUTE_TABLE in layers:
             table = _read_table(path, problems)
     else:
-        read(None, "disturbance")
+        read(inner, "disturbance", single=True)
     attributes = table
     if "disturbance" in frames:
         layer_name = reports["disturbance"].source
@@ -197,6 +199,36 @@ def check_input_file(path: str | Path, what: str) -> Path:
             f"{what} to a file and give its path."
         )
     return path
+
+
+def zip_member(path: Path) -> tuple[Path, str | None]:
+    """A GDAL ``/vsizip/ARCHIVE.zip/INNER.shp`` path as (archive, layer name), else as is.
+
+    ``Path`` folds the double slash of ``/vsizip//abs/path.zip`` into ``/vsizip/abs/...``,
+    which GDAL would read as a relative path; the archive is therefore found here (relative
+    first, as GDAL does, then absolute) and read directly, its member as the layer.
+
+    Raises
+    ------
+    InputFileError
+        If the path names no ``.zip`` archive that exists.
+    """
+    text = str(path)
+    if not text.startswith("/vsizip/"):
+        return path, None
+    parts = Path(text.removeprefix("/vsizip/")).parts
+    for i, part in enumerate(parts):
+        if part.lower().endswith(".zip"):
+            relative = Path(*parts[: i + 1])
+            inner = Path(*parts[i + 1 :]).stem if i + 1 < len(parts) else None
+            for archive in (relative, Path("/") / relative):
+                if archive.is_file():
+                    return archive, inner or None
+            raise InputFileError(f"{path}: no zip archive {relative}. Fix: check the path.")
+    raise InputFileError(
+        f"{path}: names no .zip archive. Fix: give the archive (lod.zip) or "
+        "/vsizip/lod.zip/lod.shp."
+    )
 
 
 def _gpkg_layers(path: Path) -> list[str]:
@@ -295,6 +327,7 @@ def _read_layer(
     layer: str | None,
     *,
     kind: str,
+    single: bool = False,
     assumed: CRS | None,
     working: CRS,
     strict: bool,
@@ -316,7 +349,7 @@ def _read_layer(
         return
     frame = gpd.GeoDataFrame(frame, geometry=frame.geometry.name, crs=frame.crs)
     frame = to_working_crs(frame, working, label=label)
-    if kind == "disturbance" and layer is None and "proposal_id" not in frame.columns:
+    if kind == "disturbance" and single and "proposal_id" not in frame.columns:
         frame = frame.assign(proposal_id=path.stem)
         notes.append(f"no proposal_id column: every feature is proposal {path.stem!r}.")
     _log_notes(name, notes)

@@ -211,7 +211,7 @@ def subareas(
         {
             "source": np.array([k[0] for k in keys], dtype=object),
             "cover": np.array([k[1] for k in keys], dtype=object),
-            "hsg": np.array([k[2] for k in keys], dtype=object),
+            "hsg": pd.Series([k[2] for k in keys], dtype="object"),  # None, not NaN
             "area_sqft": np.array(list(sums.values()), dtype="float64"),
             "cn": np.array(
                 [covers[c].cn[h] if h is not None else np.nan for _, c, h in keys],
