@@ -1,7 +1,7 @@
 """Time ``gis-sw check --map none`` on huge proposal files, against a bare floor.
 
     .venv/bin/python benchmarks/bench_big_proposals.py [--proposals N] [--polygons M]
-        [--profile many|big]
+        [--profile many|big] [--only many|big]
 
 Two cases, each run in a child process of its own (so its peak memory is its own):
 
@@ -175,6 +175,7 @@ def main() -> None:
     parser.add_argument("--proposals", type=int, default=20_000)
     parser.add_argument("--polygons", type=int, default=100_000)
     parser.add_argument("--profile", choices=["many", "big"])
+    parser.add_argument("--only", choices=["many", "big"], help="Run one case only.")
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -206,6 +207,8 @@ def main() -> None:
             f"{'cpu s':>7} {'ratio':>6}"
         )
         for name, (label, path) in cases.items():
+            if args.only and name != args.only:
+                continue
             out = str(folder / f"out_{name}")
             checked = child("check", str(layers), str(path), out)
             floor = child("floor", str(layers), str(path), out)

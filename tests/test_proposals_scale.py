@@ -116,3 +116,57 @@ def test_many_proposals_each_screened_once_and_no_file_per_proposal(
     assert sw101["measured"].round(2).eq(144.0).all()
     # dated proposals, --map none: no timeline (or any other file) per proposal
     assert sorted(p.name for p in out.iterdir()) == sorted([*CHECK_OUTPUTS, "calcsheet.csv"])
+
+
+def test_runoff_of_a_many_part_proposal_runs_and_sums_to_its_area(ruleset: Ruleset) -> None:
+    """SW501 on 900 small polygons, most beyond the lot (a drainage area of many parts), with
+    a land cover polygon whose edge runs along some of them (pieces that are collections
+    with lines): computed, not a crashed check."""
+    boxes = grid_of_small_boxes(900)
+    layers = town(150, 130)  # boxes reach x = 300 ft: those east of 150 ft are off the lot
+    layers["soils"] = gpd.GeoDataFrame(
+        {"hsg": ["B", "C"]},
+        geometry=[
+            shapely.box(X0 - 10, Y0 - 10, X0 + 151.5, Y0 + 140),
+            shapely.box(X0 + 151.5, Y0 - 10, X0 + 320, Y0 + 140),
+        ],
+        crs=CRS,
+    )
+    layers["land_cover"] = gpd.GeoDataFrame(  # its west edge is the east edge of boxes at 162
+        {"cover": ["woods"]}, geometry=[shapely.box(X0 + 166, Y0 - 10, X0 + 320, Y0 + 140)], crs=CRS
+    )
+    disturbance = gpd.GeoDataFrame({"proposal_id": ["BIG"] * len(boxes)}, geometry=boxes, crs=CRS)
+    findings = run_rules(
+        make_layerset(CRS, layers),
+        make_proposals(CRS, disturbance),
+        ruleset,
+        select=["SW501"],
+        on_error="raise",
+    )
+    (message,) = findings.loc[findings["rule_id"] == "SW501", "message"]
+    assert message.startswith("TR-55, 25-year")
+    drained = shapely.union_all([*boxes, layers["parcels"].geometry.iloc[0]]).area
+    assert f"on {drained:,.0f} sq ft" in message
+
+
+def test_subareas_of_a_collection_with_lines(ruleset: Ruleset) -> None:
+    """A cover piece that is a collection (an overlay's by-product lines among its polygons)
+    is summed by its polygons: lines have no area."""
+    params = parse_hydrology(ruleset)
+    polygons = list(shapely.get_parts(shapely.union_all(grid_of_small_boxes(300))))
+    line = shapely.LineString([(X0 - 5, Y0 + 1), (X0 + 300, Y0 + 1)])  # crosses both soils
+    piece = shapely.GeometryCollection([*polygons, line])
+    soils = gpd.GeoDataFrame(
+        {"hsg": ["B", "C"]},
+        geometry=[
+            shapely.box(X0 - 10, Y0 - 10, X0 + 151.5, Y0 + 100),
+            shapely.box(X0 + 151.5, Y0 - 10, X0 + 400, Y0 + 100),
+        ],
+        crs=CRS,
+    )
+    area = shapely.box(X0 - 10, Y0 - 10, X0 + 400, Y0 + 100)
+    table = subareas([CoverLevel("d", params.disturbed_cover, piece)], soils, area, params)
+    polygonal = shapely.union_all(polygons)
+    assert float(table["area_sqft"].sum()) == pytest.approx(polygonal.area, abs=0.01)
+    b = shapely.intersection(polygonal, soils.geometry.iloc[0]).area
+    assert float(table.loc[table["hsg"] == "B", "area_sqft"].iloc[0]) == pytest.approx(b, abs=0.01)

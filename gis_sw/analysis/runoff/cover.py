@@ -23,11 +23,13 @@ from gis_sw.analysis.runoff.tr55 import soil_group
 SUBAREA_COLUMNS = ("source", "cover", "hsg", "area_sqft", "cn", "c", "impervious")
 
 _MIN_AREA_SQFT = 1e-6
+_POLYGON = 3
+"""shapely's type id of a Polygon."""
 _MANY_PARTS = 64
-"""A cover piece of more parts than this has its soil-group areas summed part by part
-(parts wholly inside a group counted whole; only those crossing its edge intersected),
-instead of one overlay of the whole multipolygon with each group (minutes for 100,000
-small polygons)."""
+"""A cover piece of more parts than this, small ones (under 64 vertices on average), has its
+soil-group areas summed part by part (parts wholly inside a group counted whole; only those
+crossing its edge intersected), instead of one overlay of the whole multipolygon with each
+group (minutes for 100,000 small polygons)."""
 
 
 def _area_inside(parts: np.ndarray, group: shapely.Geometry) -> float:
@@ -35,9 +37,30 @@ def _area_inside(parts: np.ndarray, group: shapely.Geometry) -> float:
     inside = shapely.contains_properly(group, parts)
     total = float(shapely.area(parts[inside]).sum())
     edge = ~inside & shapely.intersects(group, parts)
-    if edge.any():
-        total += float(shapely.area(shapely.intersection(parts[edge], group)).sum())
+    if edge.any():  # one overlay of every crossing part: each alone would scan the group
+        crossing = shapely.multipolygons(parts[edge])
+        total += float(shapely.area(shapely.intersection(crossing, group)))
     return total
+
+
+def _whole_groups(
+    soils: gpd.GeoDataFrame | None, area: shapely.Geometry, params: HydrologyParams
+) -> dict[str, shapely.Geometry]:
+    """Union by soil group letter of the soil polygons meeting ``area`` (not clipped)."""
+    if soils is None or len(soils) == 0:
+        return {}
+    idx = soils.sindex.query(area, predicate="intersects")
+    by_letter: dict[str, list[shapely.Geometry]] = {}
+    for value, geom in zip(
+        soils["hsg"].to_numpy(dtype=object)[idx], soils.geometry.values[idx], strict=True
+    ):
+        letter = soil_group("" if pd.isna(value) else str(value), dual=params.dual_hsg)
+        if letter is not None:
+            by_letter.setdefault(letter, []).append(geom)
+    out = {k: shapely.disjoint_subset_union_all(v) for k, v in by_letter.items()}
+    for geom in out.values():
+        shapely.prepare(geom)
+    return out
 
 
 def _add_part_areas(
@@ -183,16 +206,20 @@ def subareas(
         if letter is not None:
             groups[letter] = shapely.union_all([groups.get(letter, shapely.Polygon()), geom])
     sums: dict[tuple[str, str, str | None], float] = {}
-    for geom in groups.values():
-        shapely.prepare(geom)
+    whole: dict[str, shapely.Geometry] = {}  # soil groups not clipped to the area
     every_group: shapely.Geometry | None = None
     for piece in pieces:
-        parts = shapely.get_parts(piece.geometry)
-        if len(parts) > _MANY_PARTS and groups:  # 100,000 small polygons: area by part
+        parts = shapely.get_parts(shapely.get_parts(piece.geometry))  # collections too
+        parts = parts[shapely.get_type_id(parts) == _POLYGON]  # lines and points: no area
+        small = len(parts) > _MANY_PARTS and shapely.get_num_coordinates(parts).mean() < 64
+        if small and groups:  # 100,000 small polygons: area by part
             if every_group is None:
-                every_group = shapely.disjoint_subset_union_all(list(groups.values()))
+                # pieces lie inside the area, so the soil polygons need no clipping (whose
+                # edge, the area's, would make every test against them slow)
+                whole = _whole_groups(soils, area, params)
+                every_group = shapely.disjoint_subset_union_all(list(whole.values()))
                 shapely.prepare(every_group)
-            _add_part_areas(sums, piece, parts, groups, every_group)
+            _add_part_areas(sums, piece, parts, whole, every_group)
             continue
         left = piece.geometry
         for letter in sorted(groups):
