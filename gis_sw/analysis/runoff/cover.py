@@ -57,7 +57,9 @@ def _whole_groups(
         letter = soil_group("" if pd.isna(value) else str(value), dual=params.dual_hsg)
         if letter is not None:
             by_letter.setdefault(letter, []).append(geom)
-    out = {k: shapely.disjoint_subset_union_all(v) for k, v in by_letter.items()}
+    out: dict[str, shapely.Geometry] = {
+        k: shapely.disjoint_subset_union_all(v) for k, v in by_letter.items()
+    }
     for geom in out.values():
         shapely.prepare(geom)
     return out
