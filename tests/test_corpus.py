@@ -232,7 +232,10 @@ def test_unexpected_exception_is_exit_3_without_traceback(monkeypatch: pytest.Mo
     assert result.stderr.splitlines() == [expected]
     assert "Traceback" not in result.output
     verbose = invoke(["-v", "boom"])
-    assert isinstance(verbose.exception, ZeroDivisionError)  # -v: the traceback is shown
+    assert verbose.exit_code == 3  # -v shows the traceback; the exit code stays
+    assert "Traceback" in verbose.stderr
+    assert "ZeroDivisionError: division by zero" in verbose.stderr
+    assert verbose.stderr.splitlines()[-1] == expected
 
 
 @pytest.fixture

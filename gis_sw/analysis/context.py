@@ -68,7 +68,7 @@ class CheckContext:
         starts = np.r_[0, np.cumsum(counts)[:-1]]
         for code in np.flatnonzero(counts > 1):
             members = order[starts[code] : starts[code] + counts[code]]
-            unions[code] = shapely.union_all(geoms[members])
+            unions[code] = shapely.disjoint_subset_union_all(geoms[members])  # 40x union_all
         by_id = dict(zip(uniques, unions, strict=True))
         out = [by_id.get(pid, shapely.Polygon()) for pid in ids]
         out = [shapely.Polygon() if g is None else g for g in out]

@@ -93,7 +93,7 @@ def _drainage_areas(
         overlap = shapely.area(shapely.intersection(touched.geometry.to_numpy(), dist))
         touched = touched[overlap >= MIN_OVERLAP_SQFT]
         if len(touched):
-            area = shapely.union_all([*touched.geometry.to_numpy(), dist])
+            area = shapely.disjoint_subset_union_all([*touched.geometry.to_numpy(), dist])
     return [(pid, area, float("nan"))]
 
 
@@ -168,9 +168,23 @@ def _subject(result: DrainageResult) -> str:
     return f"{result.proposal_id}:{result.drainage_id}"
 
 
+_LAST_RUN: list[tuple[LayerSet, Proposals, Ruleset, list[DrainageResult]]] = []
+"""The inputs and results of the last computation, so the calculation sheet written after a
+check run reuses the rules' results instead of computing every drainage area again."""
+
+
 def runoff_results(ctx: CheckContext) -> list[DrainageResult]:
-    """Every drainage area's result, computed once per context."""
-    return ctx.memo("hydrology.results", lambda: _compute(ctx))
+    """Every drainage area's result, computed once per context (and per set of inputs)."""
+
+    def compute() -> list[DrainageResult]:
+        for layers, proposals, ruleset, results in _LAST_RUN:
+            if layers is ctx.layers and proposals is ctx.proposals and ruleset is ctx.ruleset:
+                return results
+        results = _compute(ctx)
+        _LAST_RUN[:] = [(ctx.layers, ctx.proposals, ctx.ruleset, results)]
+        return results
+
+    return ctx.memo("hydrology.results", compute)
 
 
 def calculation_sheet_for(layers: LayerSet, proposals: Proposals, ruleset: Ruleset) -> pd.DataFrame:

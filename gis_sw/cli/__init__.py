@@ -2,9 +2,10 @@
 
 Commands are imported only when used, so ``gis-sw --help`` stays fast.  Any
 :class:`~gis_sw.errors.GisSwError` becomes exit code 2 and one readable line on stderr
-(the traceback only with ``-v``); so does an ``OSError`` or a GDAL data-source error the
-library did not catch (disk full, permission denied).  Any other exception is a bug: exit 3,
-"internal error, please report", the traceback only with ``-v``.
+(the traceback too with ``-v``, which never changes the exit code); so does an ``OSError``
+or a GDAL data-source error the library did not catch (disk full, permission denied).  Any
+other exception is a bug: exit 3, "internal error, please report", the traceback only with
+``-v``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import errno
 import importlib
 import logging
 import sys
+import traceback
 from typing import Any
 
 import click
@@ -63,13 +65,11 @@ class LazyGroup(click.Group):
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except GisSwError as exc:
-            if verbose:
-                raise
+            _show_traceback(verbose)
             click.echo(f"gis-sw: error: {shown(exc)}", err=True)
             ctx.exit(EXIT_BAD_INPUT)
-        except Exception as exc:  # last resort: never a bare traceback for the user
-            if verbose:
-                raise
+        except Exception as exc:  # noqa: BLE001  last resort: never a bare traceback
+            _show_traceback(verbose)
             if _is_environment_error(exc):
                 click.echo(f"gis-sw: error: {shown(_environment_error(exc))}", err=True)
                 ctx.exit(EXIT_BAD_INPUT)
@@ -80,6 +80,16 @@ class LazyGroup(click.Group):
                 err=True,
             )
             ctx.exit(EXIT_INTERNAL)
+
+
+def _show_traceback(verbose: bool) -> None:
+    """With ``-v``, the traceback of the exception being handled, on stderr.
+
+    The exit code stays the one the error gives (2 bad input, 3 a bug): ``-v`` shows more,
+    it never changes what a script sees.
+    """
+    if verbose:
+        click.echo(traceback.format_exc().rstrip(), err=True)
 
 
 def _is_environment_error(exc: BaseException) -> bool:

@@ -10,6 +10,7 @@ For each proposal (or only ``--proposal-id``) with a construction period, writes
 
 from __future__ import annotations
 
+import codecs
 import csv
 import math
 from datetime import date
@@ -28,22 +29,27 @@ class RainfallError(GisSwError, ValueError):
 def read_rainfall(path: str | Path) -> dict[date, float]:
     """Daily rainfall from a CSV with the columns ``date`` (YYYY-MM-DD) and ``inches``.
 
+    UTF-8 (with or without a byte-order mark) and UTF-16/32 with one are read; a file whose
+    header has tabs and no comma (Excel's "Unicode text") is read as tab-separated.
+
     Raises
     ------
     InputFileError
-        If the file does not exist or is not UTF-8 text.
+        If the file does not exist, is not a regular file (a named pipe), or is not text.
     RainfallError
         Naming the row (counted from 1 after the header) for a missing column, a bad date,
         a value that is not a number of 0 or more, or a date given twice.
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputFileError(f"rainfall file {path} does not exist. Fix: check --rain.") from None
-    except (UnicodeDecodeError, OSError) as exc:
-        raise InputFileError(f"rainfall file {path} cannot be read as text: {exc}.") from None
-    reader = csv.DictReader(text.splitlines())
+    if not path.exists():
+        raise InputFileError(f"rainfall file {path} does not exist. Fix: check --rain.")
+    from gis_sw.layers.proposals_io import check_input_file
+
+    check_input_file(path, "rainfall CSV")
+    text = _rainfall_text(path)
+    lines = text.splitlines()
+    tabbed = bool(lines) and "\t" in lines[0] and "," not in lines[0]
+    reader = csv.DictReader(lines, delimiter="\t" if tabbed else ",")
     columns = [c.strip().lower() for c in reader.fieldnames or []]
     if "date" not in columns or "inches" not in columns:
         raise RainfallError(
@@ -85,6 +91,46 @@ def read_rainfall(path: str | Path) -> dict[date, float]:
     return rain
 
 
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+"""Byte-order marks and the encoding each names (Excel's "Unicode text" is UTF-16)."""
+
+
+def _rainfall_text(path: Path) -> str:
+    """The rainfall file's text: UTF-8, or UTF-16/32 (a byte-order mark, or NUL bytes, say so).
+
+    Raises
+    ------
+    InputFileError
+        If it cannot be read, or is not text in one of those encodings.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputFileError(
+            f"rainfall file {path} cannot be read ({exc.strerror or exc}). Fix: check the "
+            "path and its permissions."
+        ) from None
+    encoding = next((name for bom, name in _BOMS if data.startswith(bom)), "utf-8")
+    head = data[:512]
+    if encoding == "utf-8" and b"\x00" in head:  # UTF-16 without a byte-order mark
+        odd, even = head[1::2].count(0), head[0::2].count(0)
+        encoding = "utf-16-le" if odd > even else "utf-16-be"
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise InputFileError(
+            f"rainfall file {path} is not {encoding.upper().replace('-SIG', '')} text (byte "
+            f"{exc.start + 1} cannot be decoded). Fix: save it as CSV UTF-8 (in Excel: "
+            "Save As, 'CSV UTF-8 (Comma delimited)')."
+        ) from None
+
+
 @click.command(name="calendar")
 @click.argument("proposal", type=click.Path(path_type=Path))
 @click.option(
@@ -103,6 +149,11 @@ def read_rainfall(path: str | Path) -> dict[date, float]:
 )
 @click.option("--overwrite", is_flag=True, help="Replace existing calendar files.")
 @click.option("--ruleset", "ruleset_name", default=None, help="Ruleset name or TOML path.")
+@click.option(
+    "--crs",
+    default=None,
+    help="CRS of the proposals file's coordinates (for a file with none, or a wrong one).",
+)
 def command(
     *,
     proposal: Path,
@@ -111,6 +162,7 @@ def command(
     out_dir: Path,
     overwrite: bool,
     ruleset_name: str | None,
+    crs: str | None,
 ) -> None:
     """Inspection report due dates and 48-hour notices of a proposal, as CSV and .ics."""
     from gis_sw.analysis.calendar import build_calendar
@@ -123,7 +175,7 @@ def command(
 
     ruleset = load_ruleset(ruleset_name)
     rainfall = read_rainfall(rain_csv) if rain_csv is not None else None
-    proposals = read_proposals(proposal, ruleset=ruleset)
+    proposals = read_proposals(proposal, ruleset=ruleset, crs=crs)
     ids = proposals.ids
     if proposal_id is not None:
         if str(proposal_id) not in ids:

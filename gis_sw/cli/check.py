@@ -91,9 +91,9 @@ def _prefixes(values: tuple[str, ...], option: str) -> list[str] | None:
 )
 @click.option(
     "--report/--no-report",
-    default=True,
-    show_default=True,
-    help="With --out: a report.pdf per application in its own folder, and index.html.",
+    default=None,
+    help="With --out: a report.pdf per application in its own folder, and index.html "
+    "(default: on, off with --map none, which draws nothing per application).",
 )
 @click.option(
     "--details",
@@ -104,7 +104,12 @@ def _prefixes(values: tuple[str, ...], option: str) -> list[str] | None:
 @click.option("--overwrite", is_flag=True, help="Replace existing outputs in --out.")
 @click.option("--select", multiple=True, help="Only rules with these id prefixes (SW1, SW205).")
 @click.option("--ignore", multiple=True, help="Skip rules with these id prefixes.")
-@click.option("--crs", default=None, help="CRS of a proposals file that carries none (DXF).")
+@click.option(
+    "--crs",
+    default=None,
+    help="CRS of the proposals file's coordinates: for a file with none (DXF), and it "
+    "overrides a wrong one (a state-plane GeoJSON without a crs member).",
+)
 @click.option("--strict", is_flag=True, help="Refuse invalid geometries instead of repairing.")
 def command(
     *,
@@ -116,7 +121,7 @@ def command(
     waivers_path: Path | None,
     overwrite: bool,
     map_choice: str,
-    report: bool,
+    report: bool | None,
     details: bool,
     select: tuple[str, ...],
     ignore: tuple[str, ...],
@@ -191,6 +196,8 @@ def command(
         click.echo(format_blocks(findings))
         click.echo("")
         click.echo(count_line(findings))
+    if report is None:
+        report = map_choice != "none"
     if out_dir is not None:
         drawing = [w for w, on in (("map sheets", map_choice != "none"), ("reports", report)) if on]
         if drawing:

@@ -2,10 +2,22 @@
 
 * A GeoPackage holds the layers ``disturbance`` (required), ``devices`` and ``impervious``
   (optional) and the attribute table ``proposals`` (no geometry, one row per proposal).
-* Any other file (GeoJSON, Shapefile, FlatGeobuf, DXF, GeoParquet ...) is the disturbance
-  layer.  Proposal attribute columns on it (``land_use``, ``exemption`` ...) are taken per
-  ``proposal_id``; a file with no ``proposal_id`` column is one proposal named after the file
-  (``addition.dxf`` → ``addition``).
+* Any other file (GeoJSON, Shapefile, zipped Shapefile, FlatGeobuf, DXF, GeoParquet ...) is
+  the disturbance layer.  A file with no ``proposal_id`` column is one proposal named after
+  the file (``addition.dxf`` → ``addition``).
+
+Proposal attributes are read in one way.  Attribute columns (``land_use``, ``exemption``,
+``approved_swppp`` ...) on a disturbance layer, of a GeoPackage or of a single file, are
+taken per ``proposal_id`` (features of one proposal must agree).  When a GeoPackage also
+has a ``proposals`` table, the table wins where it gives a value, and a proposal for which
+the table and the disturbance layer give different values is one error naming both.
+
+Column names are matched as exports write them (:mod:`gis_sw.layers.proposal_columns`:
+another case, a Shapefile's 10-character cut, a near miss warned about) and values
+normalised (:mod:`gis_sw.layers.proposal_values`: ids read as floats, time-zone dates,
+dates pandas cannot hold, ``inf``).  A device or impervious surface whose ``proposal_id``
+matches no disturbance is an error naming it and the ids that exist: left in, it would be
+screened as a proposal of its own.
 
 Dates are ISO (``2026-05-01``); an end before its start is an error naming the feature.
 Everything is reprojected to the working CRS and ends in
@@ -19,7 +31,6 @@ import logging
 from pathlib import Path
 
 import geopandas as gpd
-import numpy as np
 import pandas as pd
 import pyogrio
 from pyproj import CRS
@@ -29,8 +40,16 @@ from gis_sw.layers.build import coerce_column, make_proposals
 from gis_sw.layers.exemptions import accepted_forms, parse_exemption
 from gis_sw.layers.layerset import LayerReport
 from gis_sw.layers.manifest import parse_crs
+from gis_sw.layers.proposal_attributes import merge_attributes, split_attributes
+from gis_sw.layers.proposal_columns import resolve_columns
+from gis_sw.layers.proposal_values import (
+    date_range_problem,
+    id_strings,
+    normalise_dates,
+    number_problems,
+)
 from gis_sw.layers.proposals import ATTRIBUTE_COLUMNS, Proposals
-from gis_sw.layers.specs import LAND_USES, PROPOSAL_LAYERS
+from gis_sw.layers.specs import LAND_USES, PROPOSAL_LAYERS, LayerSpec
 from gis_sw.layers.validate import (
     feature_labels,
     id_text,
@@ -45,6 +64,12 @@ logger = logging.getLogger(__name__)
 
 GEOMETRY_LAYERS = ("disturbance", "devices", "impervious")
 ATTRIBUTE_TABLE = "proposals"
+ID_COLUMNS = ("proposal_id", "device_id", "disturbance_id")
+NOT_NEGATIVE = ("construction_cost_usd", "depth_ft")
+"""Number columns whose quantity cannot be below 0."""
+SOURCE_COLUMNS = frozenset({"fid", "ogc_fid", "objectid", "shape_leng", "shape_area"})
+SOURCE_COLUMNS |= {"layer", "paperspace", "subclasses", "linetype", "entityhandle", "text"}
+"""Columns GIS and CAD exports add by themselves: never taken for a misspelt proposal column."""
 
 
 def read_proposals(
@@ -59,39 +84,45 @@ def read_proposals(
     Parameters
     ----------
     path
-        A proposals GeoPackage, or one disturbance file (GeoJSON, Shapefile, DXF ...).
+        A proposals GeoPackage, or one disturbance file (GeoJSON, Shapefile, a zipped
+        Shapefile, DXF ...); GDAL's ``/vsizip/`` paths are read too.
     ruleset
         Gives the working CRS and the exemption letters.
     crs
-        CRS of files that carry none (DXF); ignored for files that have one.
+        The CRS the file's coordinates are in: used for files that carry none (DXF), and it
+        overrides the CRS a file claims (a state-plane GeoJSON without a ``crs`` member is
+        read by GDAL as EPSG:4326); the report says so.
     strict
         Refuse invalid geometries instead of repairing them.
 
     Raises
     ------
     InputFileError
-        If the file is missing or unreadable, or a GeoPackage has no ``disturbance`` layer.
+        If the file is missing, not a regular file (a named pipe, a device), unreadable,
+        or a GeoPackage has no ``disturbance`` layer.
     CRSError
         If a layer has no CRS and ``crs`` is not given.
     LayerError
-        Naming every problem: missing columns, wrong geometry types, duplicate ids, bad
-        yes/no values or dates, an end date before its start, unknown land use or exemption.
+        Naming every problem: missing or ambiguous columns, wrong geometry types, duplicate
+        ids, bad yes/no values, numbers or dates, an end date before its start, unknown
+        land use or exemption, devices of no drawn proposal, attributes given twice with
+        different values.
     """
-    path = Path(path)
-    if not path.exists():
-        raise InputFileError(f"{path}: no such proposals file. Fix: check the path.")
+    path = check_input_file(path, "proposals file")
+    path, inner = zip_member(path)
     assumed = _as_crs(crs)
     working = ruleset.working_crs
     problems: list[Problem] = []
     reports: dict[str, LayerReport] = {}
     frames: dict[str, gpd.GeoDataFrame] = {}
-    attributes: pd.DataFrame | None = None
+    table: pd.DataFrame | None = None
 
-    def read(layer: str | None, kind: str) -> None:
+    def read(layer: str | None, kind: str, *, single: bool = False) -> None:
         _read_layer(
             path,
             layer,
             kind=kind,
+            single=single,
             assumed=assumed,
             working=working,
             strict=strict,
@@ -101,34 +132,28 @@ def read_proposals(
         )
 
     if path.suffix.lower() == ".gpkg":
-        try:
-            layers = [str(name) for name, _ in pyogrio.list_layers(path)]
-        except Exception as exc:  # pyogrio's DataSourceError and GDAL errors
-            raise InputFileError(unreadable(path, "GeoPackage", exc)) from exc
-        if "disturbance" not in layers:
-            raise InputFileError(
-                f"{path} has no 'disturbance' layer (it has {', '.join(layers)}). Fix: name "
-                "the limits-of-disturbance layer 'disturbance'."
-            )
+        layers = _gpkg_layers(path)
         for kind in GEOMETRY_LAYERS:
             if kind in layers:
                 read(kind, kind)
         if ATTRIBUTE_TABLE in layers:
-            attributes = pd.DataFrame(
-                pyogrio.read_dataframe(
-                    path, layer=ATTRIBUTE_TABLE, read_geometry=False, use_arrow=True
-                )
-            )
+            table = _read_table(path, problems)
     else:
-        read(None, "disturbance")
-        if "disturbance" in frames:
-            frames["disturbance"], attributes = _split_attributes(
-                frames["disturbance"], path, problems
-            )
+        read(inner, "disturbance", single=True)
+    attributes = table
+    if "disturbance" in frames:
+        layer_name = reports["disturbance"].source
+        frames["disturbance"], carried = split_attributes(
+            frames["disturbance"], f"disturbance [{layer_name}]", problems
+        )
+        attributes = merge_attributes(
+            table, carried, table_name=f"{ATTRIBUTE_TABLE} [{path}]", problems=problems
+        )
     if attributes is not None:
         problems.extend(_check_attributes(attributes, ruleset, f"{ATTRIBUTE_TABLE} [{path}]"))
     problems.extend(_check_dates(frames.get("disturbance"), path))
     problems.extend(_without_disturbance(attributes, frames.get("disturbance"), path))
+    problems.extend(_of_no_proposal(frames, path))
     if problems:
         raise LayerError(problems)
     proposals = make_proposals(
@@ -140,8 +165,84 @@ def read_proposals(
         source=str(path),
     )
     proposals.reports.update(reports)
-    _warn_orphans(proposals, reports)
     return proposals
+
+
+def check_input_file(path: str | Path, what: str) -> Path:
+    """The path of an input file, refused at once when it cannot be one.
+
+    A named pipe, a socket or a device would make a reader wait for ever (or read a
+    stream); only regular files, folders (a File Geodatabase) and GDAL's virtual paths
+    (``/vsizip/...``) are read.
+
+    Raises
+    ------
+    InputFileError
+        If the path does not exist or is not a regular file or folder.
+    """
+    path = Path(path)
+    if str(path).startswith("/vsi"):
+        return path
+    if not path.exists():
+        raise InputFileError(f"{path}: no such {what}. Fix: check the path.")
+    if not (path.is_file() or path.is_dir()):
+        kind = (
+            "a named pipe (FIFO)"
+            if path.is_fifo()
+            else "a socket"
+            if path.is_socket()
+            else "a device"
+            if path.is_char_device() or path.is_block_device()
+            else "not a regular file"
+        )
+        raise InputFileError(
+            f"{path}: is {kind}, not a file; gis-sw reads only regular files. Fix: save the "
+            f"{what} to a file and give its path."
+        )
+    return path
+
+
+def zip_member(path: Path) -> tuple[Path, str | None]:
+    """A GDAL ``/vsizip/ARCHIVE.zip/INNER.shp`` path as (archive, layer name), else as is.
+
+    ``Path`` folds the double slash of ``/vsizip//abs/path.zip`` into ``/vsizip/abs/...``,
+    which GDAL would read as a relative path; the archive is therefore found here (relative
+    first, as GDAL does, then absolute) and read directly, its member as the layer.
+
+    Raises
+    ------
+    InputFileError
+        If the path names no ``.zip`` archive that exists.
+    """
+    text = str(path)
+    if not text.startswith("/vsizip/"):
+        return path, None
+    parts = Path(text.removeprefix("/vsizip/")).parts
+    for i, part in enumerate(parts):
+        if part.lower().endswith(".zip"):
+            relative = Path(*parts[: i + 1])
+            inner = Path(*parts[i + 1 :]).stem if i + 1 < len(parts) else None
+            for archive in (relative, Path("/") / relative):
+                if archive.is_file():
+                    return archive, inner or None
+            raise InputFileError(f"{path}: no zip archive {relative}. Fix: check the path.")
+    raise InputFileError(
+        f"{path}: names no .zip archive. Fix: give the archive (lod.zip) or "
+        "/vsizip/lod.zip/lod.shp."
+    )
+
+
+def _gpkg_layers(path: Path) -> list[str]:
+    try:
+        layers = [str(name) for name, _ in pyogrio.list_layers(path)]
+    except Exception as exc:  # pyogrio's DataSourceError and GDAL errors
+        raise InputFileError(unreadable(path, "GeoPackage", exc)) from exc
+    if "disturbance" not in layers:
+        raise InputFileError(
+            f"{path} has no 'disturbance' layer (it has {', '.join(layers)}). Fix: name "
+            "the limits-of-disturbance layer 'disturbance'."
+        )
+    return layers
 
 
 def _as_crs(crs: CRS | str | None) -> CRS | None:
@@ -154,11 +255,80 @@ def _as_crs(crs: CRS | str | None) -> CRS | None:
     return parsed
 
 
+def _read_table(path: Path, problems: list[Problem]) -> pd.DataFrame | None:
+    """The ``proposals`` attribute table, columns matched and values normalised."""
+    try:
+        raw = pyogrio.read_dataframe(
+            path, layer=ATTRIBUTE_TABLE, read_geometry=False, use_arrow=True
+        )
+    except Exception as exc:  # GDAL read errors
+        raise InputFileError(
+            unreadable(path, f"GeoPackage: table {ATTRIBUTE_TABLE!r} failed", exc)
+        ) from exc
+    name = f"{ATTRIBUTE_TABLE} [{path}]"
+    frame, notes, found = prepare_columns(
+        pd.DataFrame(raw), PROPOSAL_LAYERS[ATTRIBUTE_TABLE], name=name
+    )
+    _log_notes(name, notes)
+    problems.extend(found)
+    return None if found else frame
+
+
+def _spec_columns(spec: LayerSpec, kind: str) -> dict[str, str]:
+    """Every column read from a layer kind, name to logical type."""
+    columns = {**spec.required, **spec.optional}
+    if kind == "disturbance":
+        columns |= ATTRIBUTE_COLUMNS
+    return columns
+
+
+def prepare_columns(
+    frame: pd.DataFrame, spec: LayerSpec, *, name: str, extra: dict[str, str] | None = None
+) -> tuple[pd.DataFrame, list[str], list[Problem]]:
+    """Match column names, normalise ids, dates and numbers before a layer's validation.
+
+    Returns
+    -------
+    (frame, notes, problems)
+    """
+    columns = {**spec.required, **spec.optional, **(extra or {})}
+    geometry = frame.geometry.name if isinstance(frame, gpd.GeoDataFrame) else None
+    names = [str(c) for c in frame.columns if c != geometry]
+    plan = resolve_columns(names, list(columns), required=spec.required, ignore=SOURCE_COLUMNS)
+    problems = [Problem(name, message, fix) for message, fix in plan.errors]
+    if plan.rename:
+        frame = frame.rename(columns=dict(plan.rename))
+    if problems:
+        return frame, list(plan.notes), problems
+    frame = frame.copy()
+    for column in ID_COLUMNS:
+        if column in frame.columns:
+            frame[column] = id_strings(frame[column])
+    label_column = spec.id_column or ("disturbance_id" if spec.kind == "disturbance" else None)
+    labels = feature_labels(frame.reset_index(drop=True), label_column)
+    labels.index = frame.index
+    for column, kind in columns.items():
+        if kind != "date" or column not in frame.columns:
+            continue
+        frame[column], far = normalise_dates(frame[column])
+        if far.any():
+            problems.append(date_range_problem(frame, column, far, labels, name))
+    numbers = [c for c, kind in columns.items() if kind == "float"]
+    problems.extend(number_problems(frame, numbers, labels, name, not_negative=NOT_NEGATIVE))
+    return frame, list(plan.notes), problems
+
+
+def _log_notes(name: str, notes: list[str]) -> None:
+    for note in notes:
+        logger.warning("%s: %s", name, note)
+
+
 def _read_layer(
     path: Path,
     layer: str | None,
     *,
     kind: str,
+    single: bool = False,
     assumed: CRS | None,
     working: CRS,
     strict: bool,
@@ -170,11 +340,21 @@ def _read_layer(
     label = f"{path}:{layer}" if layer else str(path)
     name = f"{kind} [{label}]"
     frame, source_crs, warnings = read_vector(path, layer=layer, kind=kind, crs=assumed)
+    frame, source_crs = override_crs(frame, source_crs, assumed, warnings)
+    spec = PROPOSAL_LAYERS[kind]
+    frame, notes, found = prepare_columns(
+        frame, spec, name=name, extra=ATTRIBUTE_COLUMNS if kind == "disturbance" else None
+    )
+    if found:
+        problems.extend(found)
+        return
+    frame = gpd.GeoDataFrame(frame, geometry=frame.geometry.name, crs=frame.crs)
     frame = to_working_crs(frame, working, label=label)
-    if kind == "disturbance" and layer is None and "proposal_id" not in frame.columns:
+    if kind == "disturbance" and single and "proposal_id" not in frame.columns:
         frame = frame.assign(proposal_id=path.stem)
-        warnings.append(f"no proposal_id column: every feature is proposal {path.stem!r}.")
-    validated, found = validate_layer(frame, PROPOSAL_LAYERS[kind], layer=name, strict=strict)
+        notes.append(f"no proposal_id column: every feature is proposal {path.stem!r}.")
+    _log_notes(name, notes)
+    validated, found = validate_layer(frame, spec, layer=name, strict=strict)
     problems.extend(found)
     if validated is None:
         return
@@ -188,39 +368,25 @@ def _read_layer(
         units=crs_units(source_crs),
         bounds=(float(bounds[0]), float(bounds[1]), float(bounds[2]), float(bounds[3])),
         repaired_ids=validated.repaired_ids,
-        warnings=(*warnings, *validated.warnings),
+        warnings=(*warnings, *notes, *validated.warnings),
     )
 
 
-def _split_attributes(
-    disturbance: gpd.GeoDataFrame, path: Path, problems: list[Problem]
-) -> tuple[gpd.GeoDataFrame, pd.DataFrame | None]:
-    """Proposal attribute columns of a single disturbance file, one row per proposal."""
-    present = [c for c in ATTRIBUTE_COLUMNS if c in disturbance.columns]
-    if not present:
-        return disturbance, None
-    ids = disturbance["proposal_id"].astype(str)
-    rows: dict[str, dict[str, object]] = {}
-    for proposal_id, group in disturbance.groupby(ids, sort=True):
-        row: dict[str, object] = {"proposal_id": proposal_id}
-        for column in present:
-            values = group[column].dropna()
-            values = values[values.astype(str).str.strip() != ""]
-            distinct = pd.unique(values.astype(str))
-            if len(distinct) > 1:
-                problems.append(
-                    Problem(
-                        f"disturbance [{path}]",
-                        f"proposal {proposal_id!r} has different {column} values on its "
-                        f"features: {listing(distinct)}.",
-                        f"give every feature of a proposal the same {column} (or leave all "
-                        "but one empty).",
-                    )
-                )
-            row[column] = values.iloc[0] if len(values) else None
-        rows[str(proposal_id)] = row
-    attributes = pd.DataFrame(list(rows.values()))
-    return disturbance.drop(columns=present), attributes
+def override_crs(
+    frame: gpd.GeoDataFrame, source_crs: CRS, assumed: CRS | None, warnings: list[str]
+) -> tuple[gpd.GeoDataFrame, CRS]:
+    """The ``--crs`` given for a proposals file overrides the CRS the file claims.
+
+    The one place the proposals side applies the override (the shared reader's own option,
+    once it has one, can replace the body).
+    """
+    if assumed is None or source_crs.equals(assumed):
+        return frame, source_crs
+    warnings[:] = [w for w in warnings if not w.startswith("the file's own CRS")]
+    warnings.append(
+        f"the file says {crs_text(source_crs)}; --crs {crs_text(assumed)} was used instead."
+    )
+    return frame.set_crs(assumed, allow_override=True), assumed
 
 
 def _check_attributes(attributes: pd.DataFrame, ruleset: Ruleset, name: str) -> list[Problem]:
@@ -318,13 +484,37 @@ def _without_disturbance(
     ]
 
 
-def _warn_orphans(proposals: Proposals, reports: dict[str, LayerReport]) -> None:
-    """Log devices whose proposal has no disturbance (the rules still see them)."""
-    disturbed = set(proposals.disturbance["proposal_id"].astype(str))
-    devices = proposals.devices
-    if len(devices):
-        orphans = np.unique(devices.loc[~devices["proposal_id"].isin(disturbed), "proposal_id"])
-        if len(orphans):
-            logger.warning(
-                "devices of proposals without disturbance: %s", listing(orphans.astype(str))
+def _of_no_proposal(frames: dict[str, gpd.GeoDataFrame], path: Path) -> list[Problem]:
+    """Devices and impervious surfaces whose proposal_id matches no disturbance.
+
+    Left in, each would be screened as a phantom proposal of its own (SW2xx findings for an
+    application nobody drew), so they are an error naming each feature and the ids drawn.
+    """
+    disturbance = frames.get("disturbance")
+    if disturbance is None:
+        return []
+    drawn = pd.unique(disturbance["proposal_id"].astype(str))
+    problems = []
+    for kind, id_column in (("devices", "device_id"), ("impervious", None)):
+        frame = frames.get(kind)
+        if frame is None or not len(frame):
+            continue
+        ids = frame["proposal_id"].astype(str)
+        orphan = ~ids.isin(drawn).to_numpy(dtype=bool)
+        if not orphan.any():
+            continue
+        labels = feature_labels(frame, id_column)
+        shown = [
+            f"{lab} (proposal_id {pid!r})"
+            for lab, pid in zip(labels[orphan], ids[orphan], strict=True)
+        ]
+        problems.append(
+            Problem(
+                f"{kind} [{path}]",
+                f"{int(orphan.sum())} feature(s) belong to no proposal in the disturbance "
+                f"layer: {listing(shown)}; the proposals drawn are {listing(sorted(drawn))}.",
+                "correct their proposal_id to one of those, or draw that proposal's limits "
+                "of disturbance in the 'disturbance' layer.",
             )
+        )
+    return problems

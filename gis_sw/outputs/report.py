@@ -10,10 +10,14 @@ Files in ``out_dir``:
 
 * ``calcsheet.csv``: the runoff calculation sheet (:mod:`gis_sw.outputs.calcsheet`), and
   ``calcsheet.pdf``, its page of the PDF map set, when PDF maps are written;
-* ``timeline_<id>.png``: disturbed acres over time, per proposal with dated phases;
+* ``timeline_<id>.png``: disturbed acres over time, per proposal with dated phases, when
+  maps are asked for (with ``--map none`` no file is written per proposal);
 * map sheets and ``webmap.html`` when maps are asked for (:mod:`gis_sw.outputs.maps`);
 * ``index.csv``: when any per-proposal file is written, each proposal id, its file stem and
-  its files (:mod:`gis_sw.outputs.names`: file names from ids are unique by construction).
+  its files (:mod:`gis_sw.outputs.names`: file names from ids are unique by construction);
+* ``summary.xlsx``: the findings for Excel, one sheet per application and one for the town;
+* ``<application>/report.pdf`` and ``index.html`` with ``report``
+  (:mod:`gis_sw.outputs.deliverable`).
 
 Every file is written atomically, and the whole set is published together
 (:func:`gis_sw.outputs.atomic.output_group`): a run that fails or is killed half-way leaves
@@ -153,9 +157,10 @@ def write_check_outputs(
             written.append(
                 write_text_atomic(out_dir / "waivers.csv", buffer.getvalue(), overwrite=overwrite)
             )
-        written += write_timelines(
-            out_dir, proposals=proposals, ruleset=ruleset, overwrite=overwrite
-        )
+        if maps is not None:  # a chart per proposal only when drawings are asked for
+            written += write_timelines(
+                out_dir, proposals=proposals, ruleset=ruleset, overwrite=overwrite
+            )
         written += write_run_calc_sheet(
             out_dir,
             layers=layers,
@@ -207,10 +212,14 @@ def planned_outputs(
     names = [*CHECK_OUTPUTS, "calcsheet.csv", *(["waivers.csv"] if waivers else [])]
     names += ["calcsheet.pdf"] if maps is not None and "pdf" in maps else []
     paths = [out_dir / name for name in names]
-    dated = proposals.disturbance.loc[proposals.disturbance["start_date"].notna(), "proposal_id"]
     stems = file_stems(proposals.ids)
-    paths += [timeline_path(out_dir, pid, stems=stems) for pid in sorted(set(dated.astype(str)))]
     if maps is not None:
+        dated = proposals.disturbance.loc[
+            proposals.disturbance["start_date"].notna(), "proposal_id"
+        ]
+        paths += [
+            timeline_path(out_dir, pid, stems=stems) for pid in sorted(set(dated.astype(str)))
+        ]
         from gis_sw.outputs.maps.bundle import map_paths
 
         paths += map_paths(out_dir, proposals=proposals, findings=findings, formats=maps)

@@ -258,5 +258,5 @@ def proposals_with(folder: Path, **replace: gpd.GeoDataFrame | None) -> Inputs:
 
 
 # Register every case: each module adds its own with @case.
-for _module in ("files", "crs", "geometry", "attributes", "proposals"):
+for _module in ("files", "crs", "geometry", "attributes", "proposals", "proposal_inputs"):
     importlib.import_module(f"corpus.{_module}")

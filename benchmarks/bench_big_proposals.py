@@ -1,0 +1,230 @@
+"""Time ``gis-sw check --map none`` on huge proposal files, against a bare floor.
+
+    .venv/bin/python benchmarks/bench_big_proposals.py [--proposals N] [--polygons M]
+        [--profile many|big] [--only many|big]
+
+Two cases, each run in a child process of its own (so its peak memory is its own):
+
+* ``many``: N proposals (default 20,000), one 20 x 20 ft disturbance polygon each, dated,
+  with an attribute table, on the 323-parcel sample town;
+* ``big``: one proposal of M small polygons (default 100,000; 4 x 4 ft, a third of them
+  overlapping a neighbour), dated.
+
+Each prints the wall time, CPU time and peak resident memory of the whole ``check``
+(reading the town and the proposals, every rule, the findings written) and of a floor:
+reading the proposals file with pyogrio and the shapely union of its polygons
+(``disjoint_subset_union_all``, the fastest; per proposal for ``many``), and the ratio of
+their CPU times (steadier than wall time on a shared machine).  Wanted (issue 14): both
+under 60 s, ``big`` under 2 GB.  ``--profile`` runs one case under cProfile and prints the
+25 costliest calls; ``--only`` runs one case.
+
+Measured 2026-12-01 on the 2-core VM with other jobs running (load 6-9): ``big`` at
+100,000 polygons 302 s wall, 178 s CPU, 908 MB peak (before: 428 s, 5.6 GB, then a
+crash); ``many`` about 16 ms of CPU per proposal, nearly all of it the per-drainage-area
+runoff calculation (SW501-SW504 and calcsheet.csv), which is not vectorised.
+
+Not part of the test run (``tests/test_proposals_scale.py`` runs a small version).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import json
+import pstats
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import pyogrio
+import shapely
+
+CRS = "EPSG:2260"
+
+
+def town(folder: Path) -> tuple[Path, tuple[float, float, float, float]]:
+    """The 323-parcel sample town in ``folder``; its manifest and parcel extent."""
+    from click.testing import CliRunner
+
+    from gis_sw.cli import cli
+
+    result = CliRunner().invoke(cli, ["sample", "--out", str(folder), "--parcels", "323"])
+    if result.exit_code != 0:
+        raise SystemExit(result.output)
+    parcels = pyogrio.read_dataframe(folder / "town.gpkg", layer="parcels")
+    minx, miny, maxx, maxy = (float(v) for v in parcels.total_bounds)
+    return folder / "layers.toml", (minx, miny, maxx, maxy)
+
+
+def many_proposals(path: Path, n: int, bounds: tuple[float, float, float, float]) -> Path:
+    """N proposals of one 20 x 20 ft polygon each, spread over the town, dated."""
+    rng = np.random.default_rng(183)
+    minx, miny, maxx, maxy = bounds
+    x = rng.uniform(minx, maxx - 20, n)
+    y = rng.uniform(miny, maxy - 20, n)
+    ids = [f"P-{i:05d}" for i in range(n)]
+    start = np.datetime64("2026-01-01") + rng.integers(0, 700, n)
+    end = start + rng.integers(10, 120, n)
+    gpd.GeoDataFrame(
+        {
+            "proposal_id": ids,
+            "start_date": pd.Series(start.astype("datetime64[D]").astype(str)),
+            "end_date": pd.Series(end.astype("datetime64[D]").astype(str)),
+        },
+        geometry=shapely.box(x, y, x + 20, y + 20),
+        crs=CRS,
+    ).to_file(path, layer="disturbance", engine="pyogrio")
+    table = pd.DataFrame(
+        {
+            "proposal_id": ids,
+            "land_use": "single_family",
+            "part_of_larger_plan": "no",
+            "discharges_to_impaired_water": "no",
+            "construction_cost_usd": rng.uniform(1_000, 90_000, n).round(2),
+        }
+    )
+    pyogrio.write_dataframe(table, path, layer="proposals", driver="GPKG")
+    return path
+
+
+def big_proposal(path: Path, m: int, bounds: tuple[float, float, float, float]) -> Path:
+    """One proposal of M polygons of 4 x 4 ft on a 6-ft grid, a third shifted to overlap."""
+    rng = np.random.default_rng(183)
+    minx, miny, maxx, _ = bounds
+    cols = int((maxx - minx) // 6) - 1
+    i = np.arange(m)
+    x = minx + (i % cols) * 6.0 + np.where(rng.random(m) < 0.33, 3.0, 0.0)
+    y = miny + (i // cols) * 6.0
+    start = np.datetime64("2026-01-01") + rng.integers(0, 300, m)
+    end = start + rng.integers(10, 60, m)
+    gpd.GeoDataFrame(
+        {
+            "proposal_id": "BIG-1",
+            "disturbance_id": [f"L-{k}" for k in i],
+            "start_date": pd.Series(start.astype("datetime64[D]").astype(str)),
+            "end_date": pd.Series(end.astype("datetime64[D]").astype(str)),
+        },
+        geometry=shapely.box(x, y, x + 4, y + 4),
+        crs=CRS,
+    ).to_file(path, layer="disturbance", engine="pyogrio")
+    return path
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+
+
+def _cpu_s() -> float:
+    """CPU seconds of this process (on a busy shared machine, steadier than wall time)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_check(layers: str, proposals: str, out: str) -> dict[str, float]:
+    """``gis-sw check --map none`` in this process: wall time and peak memory."""
+    from click.testing import CliRunner
+
+    from gis_sw.cli import cli
+
+    t0, c0 = time.perf_counter(), _cpu_s()
+    result = CliRunner().invoke(
+        cli,
+        [
+            *("check", proposals, "--layers", layers, "--out", out),
+            *("--map", "none", "--fail-on", "never", "--overwrite"),
+        ],
+    )
+    seconds = time.perf_counter() - t0
+    if result.exit_code != 0:
+        raise SystemExit(f"check exited {result.exit_code}:\n{result.output[-3000:]}")
+    return {"seconds": seconds, "cpu_s": _cpu_s() - c0, "peak_mb": _peak_mb()}
+
+
+def run_floor(proposals: str) -> dict[str, float]:
+    """Read the disturbance layer and union it per proposal: the least any screening does."""
+    t0, c0 = time.perf_counter(), _cpu_s()
+    frame = pyogrio.read_dataframe(proposals, layer="disturbance", use_arrow=True)
+    geoms = np.asarray(frame.geometry.values, dtype=object)
+    codes, _ = pd.factorize(frame["proposal_id"])
+    if codes.max() == 0:
+        shapely.disjoint_subset_union_all(geoms)
+    else:
+        order = np.argsort(codes, kind="stable")
+        cuts = np.flatnonzero(np.diff(codes[order])) + 1
+        for part in np.split(geoms[order], cuts):
+            shapely.disjoint_subset_union_all(part)
+    return {"seconds": time.perf_counter() - t0, "cpu_s": _cpu_s() - c0, "peak_mb": _peak_mb()}
+
+
+def child(what: str, layers: str, proposals: str, out: str) -> dict[str, float]:
+    """Run one measurement in a fresh interpreter and read its JSON line."""
+    done = subprocess.run(
+        [sys.executable, __file__, "--child", what, layers, proposals, out],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise SystemExit(done.stderr[-3000:])
+    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--proposals", type=int, default=20_000)
+    parser.add_argument("--polygons", type=int, default=100_000)
+    parser.add_argument("--profile", choices=["many", "big"])
+    parser.add_argument("--only", choices=["many", "big"], help="Run one case only.")
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        what, layers, proposals, out = args.child
+        result = run_check(layers, proposals, out) if what == "check" else run_floor(proposals)
+        print(json.dumps(result))
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        layers, bounds = town(folder / "town")
+        cases = {
+            "many": (
+                f"{args.proposals:,} proposals",
+                many_proposals(folder / "many.gpkg", args.proposals, bounds),
+            ),
+            "big": (
+                f"1 proposal of {args.polygons:,} polygons",
+                big_proposal(folder / "big.gpkg", args.polygons, bounds),
+            ),
+        }
+        if args.profile:
+            _, path = cases[args.profile]
+            profile = cProfile.Profile()
+            profile.runcall(run_check, str(layers), str(path), str(folder / "out"))
+            pstats.Stats(profile).sort_stats("cumulative").print_stats(25)
+            return
+        print(
+            f"{'case':<34} {'check s':>8} {'cpu s':>7} {'peak MB':>8} {'floor s':>8} "
+            f"{'cpu s':>7} {'ratio':>6}"
+        )
+        for name, (label, path) in cases.items():
+            if args.only and name != args.only:
+                continue
+            out = str(folder / f"out_{name}")
+            checked = child("check", str(layers), str(path), out)
+            floor = child("floor", str(layers), str(path), out)
+            ratio = checked["cpu_s"] / max(floor["cpu_s"], 1e-9)
+            print(
+                f"{label:<34} {checked['seconds']:>8.1f} {checked['cpu_s']:>7.1f} "
+                f"{checked['peak_mb']:>8.0f} {floor['seconds']:>8.2f} {floor['cpu_s']:>7.2f} "
+                f"{ratio:>5.0f}x"
+            )
+
+
+if __name__ == "__main__":
+    main()
