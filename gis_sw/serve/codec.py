@@ -22,6 +22,7 @@ and latitude raises :class:`RequestError` (HTTP 400) naming the feature and the 
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import tempfile
@@ -33,7 +34,7 @@ import numpy as np
 import pandas as pd
 import pyogrio
 import shapely
-from pyproj import CRS
+from pyproj import CRS, Transformer
 
 from gis_sw.errors import GisSwError, LayerError, Problem
 from gis_sw.layers.build import make_proposals
@@ -53,6 +54,12 @@ _GEOMETRY_TYPES = {
     "impervious": {"Polygon", "MultiPolygon"},
     "devices": {"Point", "Polygon", "MultiPolygon"},
 }
+
+
+@functools.cache
+def _transformer(crs: CRS) -> Transformer:
+    """Degrees to the working CRS (built once: building one costs more than using it)."""
+    return Transformer.from_crs(WGS84, crs, always_xy=True)
 
 
 class RequestError(GisSwError, ValueError):
@@ -140,27 +147,35 @@ def parse_document(doc: Any, ruleset: Ruleset) -> Proposals:
         row["proposal_id"] = proposal_id
         rows[kind].append(row)
     working = ruleset.working_crs
+    to_town = _transformer(working)
     frames: dict[str, gpd.GeoDataFrame] = {}
     problems: list[Problem] = []
     for kind in EDITED_LAYERS:
         if not rows[kind] and kind != "disturbance":
             continue
-        frame = gpd.GeoDataFrame(
-            pd.DataFrame(rows[kind], columns=list(dict.fromkeys(["proposal_id", *_columns(kind)])))
-            if rows[kind]
-            else pd.DataFrame({"proposal_id": pd.Series(dtype="object")}),
-            geometry=gpd.GeoSeries(geoms[kind], crs=WGS84),
-            crs=WGS84,
-        ).to_crs(working)
-        frame = frame.dropna(axis="columns", how="all").assign(proposal_id=proposal_id)
+        given = [c for c in _columns(kind) if any(r.get(c) is not None for r in rows[kind])]
+        table = pd.DataFrame(
+            {c: pd.Series([r.get(c) for r in rows[kind]], dtype="object") for c in given}
+        )
+        table["proposal_id"] = proposal_id
+        projected = shapely.transform(
+            np.asarray(geoms[kind], dtype=object),
+            lambda xy: np.column_stack(to_town.transform(xy[:, 0], xy[:, 1])),
+        )
+        frame = gpd.GeoDataFrame(table, geometry=gpd.GeoSeries(projected, crs=working), crs=working)
         validated, found = validate_layer(frame, PROPOSAL_LAYERS[kind], layer=kind)
         problems.extend(found)
         if validated is not None:
             frames[kind] = validated.frame
+    values = {c: attrs.get(c) for c in ATTRIBUTE_COLUMNS}
     table = pd.DataFrame(
-        [{"proposal_id": proposal_id, **{c: attrs.get(c) for c in ATTRIBUTE_COLUMNS}}]
-    ).dropna(axis="columns", how="all")
-    table = table.replace("", None).dropna(axis="columns", how="all")
+        [
+            {
+                "proposal_id": proposal_id,
+                **{c: v for c, v in values.items() if v is not None and v != ""},
+            }
+        ]
+    )
     problems.extend(_check_attributes(table, ruleset, "proposal"))
     if problems:
         raise LayerError(problems)
