@@ -412,3 +412,46 @@ def test_bad_uploads_get_one_clear_message(client, tmp_path):
     assert response.status_code == 413
     assert f"{serve_app.MAX_UPLOAD_BYTES:,} bytes" in response.json()["error"]
     assert client.get("/api/town").status_code == 200  # the town is still loaded
+
+
+# -- the command -------------------------------------------------------------------------------
+
+
+def test_serve_command_binds_locally_and_warns_for_the_network(monkeypatch):
+    """The command's choices, without opening a port (uvicorn's run is replaced)."""
+    import uvicorn
+    from click.testing import CliRunner
+
+    from gis_sw.cli import cli
+
+    bound: list[tuple[str, int]] = []
+    monkeypatch.setattr(
+        uvicorn.Server, "run", lambda self: bound.append((self.config.host, self.config.port))
+    )
+    layers = str(SAMPLE / "layers.toml")
+    result = CliRunner().invoke(cli, ["serve", "--layers", layers])
+    assert result.exit_code == 0, result.output
+    assert bound == [("127.0.0.1", 8765)]
+    assert "warning" not in result.stderr
+    result = CliRunner().invoke(
+        cli, ["serve", "--layers", layers, "--host", "0.0.0.0", "--port", "9000"]
+    )
+    assert result.exit_code == 0, result.output
+    assert bound[-1] == ("0.0.0.0", 9000)
+    assert "warning: listening on 0.0.0.0: anyone who can reach this machine" in result.stderr
+    result = CliRunner().invoke(cli, ["serve", "--layers", "no/such/layers.toml"])
+    assert result.exit_code == 2
+    assert "no/such/layers.toml" in result.stderr
+
+
+def test_proposals_given_at_start_are_in_the_page(town):
+    proposals = read_proposals(SAMPLE / "proposals.gpkg", ruleset=town.ruleset)
+    client = TestClient(
+        serve_app.create_app(town, proposals=proposals.subset(["P09-lot-line-devices"]))
+    )
+    (doc,) = client.get("/api/town").json()["documents"]
+    assert doc["proposal"]["proposal_id"] == "P09-lot-line-devices"
+    devices = [f for f in doc["features"] if f["properties"]["layer"] == "devices"]
+    assert sorted(f["properties"]["device_id"] for f in devices) == sorted(
+        proposals.subset(["P09-lot-line-devices"]).devices["device_id"]
+    )

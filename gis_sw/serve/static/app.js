@@ -100,6 +100,7 @@
   }
 
   async function chooseLot(parcelId) {
+    if (parcelId === state.lot) return; // a click on the lot already chosen
     try {
       const data = await api("/api/lot/" + encodeURIComponent(parcelId));
       state.lot = parcelId;
@@ -193,7 +194,11 @@
       layer.on("pm:edit pm:markerdrag pm:drag", () => scheduleCheck(60));
       layer.on("pm:markerdragend pm:dragend", () => scheduleCheck(0));
     }
-    layer.on("click", (e) => { L.DomEvent.stopPropagation(e); select(item); });
+    layer.on("click", (e) => {
+      if (state.mode) return; // drawing or placing: the click belongs to the map
+      L.DomEvent.stopPropagation(e);
+      select(item);
+    });
     layer.on("pm:remove", () => {
       state.features = state.features.filter((f) => f !== item);
       if (state.selected === item) select(null);
@@ -370,7 +375,9 @@
     const body = $("findings").querySelector("tbody");
     body.textContent = "";
     const counts = {};
-    for (const f of data.findings) {
+    const rank = (f) => OUTCOMES.indexOf(f.outcome);
+    const rows = data.findings.slice().sort((a, b) => rank(a) - rank(b) || a.rule_id.localeCompare(b.rule_id));
+    for (const f of rows) {
       counts[f.outcome] = (counts[f.outcome] || 0) + 1;
       const tr = document.createElement("tr");
       tr.dataset.rule = f.rule_id;
@@ -396,9 +403,16 @@
     c.textContent = "";
     for (const o of OUTCOMES) if (counts[o]) c.appendChild(textNode(counts[o] + " " + o, "o-" + o));
     findingsLayer.clearLayers();
-    findingsLayer.addLayer(geo(data.geometries, {
+    // lines (device to the offending feature) always; areas only when they fail or need review
+    const drawn = data.geometries.features.filter((f) =>
+      f.geometry.type.includes("LineString") || ["fail", "review"].includes(f.properties.outcome));
+    findingsLayer.addLayer(geo({ type: "FeatureCollection", features: drawn }, {
       pane: "findings", interactive: true,
-      style: (f) => ({ color: COLOURS[f.properties.outcome] || "#333", weight: 3, fillOpacity: 0.2 }),
+      style: (f) => ({
+        color: COLOURS[f.properties.outcome] || "#333", fill: false,
+        weight: f.geometry.type.includes("LineString") ? 3 : 2,
+        dashArray: f.geometry.type.includes("LineString") ? null : "5 4",
+      }),
       onEachFeature: (f, layer) => layer.bindTooltip(textNode(f.properties.rule_id + ": " + f.properties.message)),
     }));
   }
