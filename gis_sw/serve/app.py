@@ -1,5 +1,9 @@
 """The ``gis-sw serve`` web app: a Starlette application over one :class:`~gis_sw.api.Town`.
 
+The screening, siting, reading and writing run in Starlette's thread pool, so the page and
+its files are served while a check runs; the :class:`~gis_sw.api.Town` is only read by
+them (each check builds its own context).
+
 Endpoints (JSON unless said; every error is ``{"error": "..."}`` with HTTP 400, 404 or 413):
 
 =======================================  ===========================================================
@@ -40,6 +44,7 @@ import numpy as np
 import shapely
 from pyproj import Transformer
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -148,7 +153,7 @@ class App:
             doc = json.loads(raw)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise RequestError(f"the body is not JSON ({exc}).") from None
-        proposals = parse_document(doc, self.town.ruleset)
+        proposals = await run_in_threadpool(parse_document, doc, self.town.ruleset)
         self._inside_town(proposals, "the proposal")
         return proposals
 
@@ -183,7 +188,6 @@ class App:
         ruleset = self.town.ruleset
         return JSONResponse(
             {
-                "name": self.town.layers.source and Path(self.town.layers.source).name,
                 "title": ruleset.title,
                 "municipality": ruleset.municipality,
                 "decision_maker": ruleset.decision_maker,
@@ -261,9 +265,11 @@ class App:
                 return _error("depth_ft must be a number of feet.")
             if not np.isfinite(depth) or depth < 0:
                 return _error("depth_ft must be 0 or more (feet below ground).")
-        frame = self.town.siting([parcel_id], device_classes=(klass,), depth_ft=depth)
+        frame = await run_in_threadpool(
+            self.town.siting, [parcel_id], device_classes=(klass,), depth_ft=depth
+        )
         sited = next(iter(frame.values()))
-        lines = setback_lines(self.town, parcel_id, klass)
+        lines = await run_in_threadpool(setback_lines, self.town, parcel_id, klass)
         row = sited.iloc[0]
         return JSONResponse(
             {
@@ -281,7 +287,7 @@ class App:
     async def check(self, request: Request) -> Response:
         started = time.perf_counter()
         proposals = await self._document(request)
-        screening = self.town.screen(proposals, siting=False)
+        screening = await run_in_threadpool(self.town.screen, proposals, siting=False)
         findings = screening.findings
         rows = []
         for r in findings.itertuples(index=False):
@@ -336,7 +342,7 @@ class App:
             try:
                 from gis_sw.layers.read import read_proposals
 
-                proposals = read_proposals(path, ruleset=self.town.ruleset)
+                proposals = await run_in_threadpool(read_proposals, path, ruleset=self.town.ruleset)
             except GisSwError as exc:
                 text = str(exc).replace(str(path), shown).replace(tmp, "")
                 return _error(f"{shown}: {text}" if shown not in text else text)
@@ -353,9 +359,11 @@ class App:
         proposals = await self._document(request)
         stem = re.sub(r"[^A-Za-z0-9_.-]", "_", proposals.ids[0])[:60] or "proposal"
         if kind == "gpkg":
-            body, media = export_gpkg(proposals), "application/geopackage+sqlite3"
+            body = await run_in_threadpool(export_gpkg, proposals)
+            media = "application/geopackage+sqlite3"
         else:
-            body, media = export_geojson(proposals), "application/geo+json"
+            body = await run_in_threadpool(export_geojson, proposals)
+            media = "application/geo+json"
         return Response(
             body,
             media_type=media,

@@ -24,7 +24,7 @@
   const $ = (id) => document.getElementById(id);
   const state = {
     town: null, lot: null, features: [], selected: null, mode: null,
-    seq: 0, shown: 0, timer: null, controller: null, counter: 0,
+    timer: null, fired: true, inflight: false, dirty: false, counter: 0,
   };
   const app = { ready: false, checks: 0, pending: false, lastCheck: null, lastSiting: null, state };
   window.gswApp = app;
@@ -334,8 +334,9 @@
 
   function scheduleCheck(delay) {
     app.pending = true;
+    state.fired = false;
     clearTimeout(state.timer);
-    state.timer = setTimeout(runCheck, delay);
+    state.timer = setTimeout(() => { state.fired = true; runCheck(); }, delay);
   }
 
   async function runCheck() {
@@ -345,17 +346,18 @@
       $("check-time").textContent = "(draw a disturbance or place a device)";
       return;
     }
-    const seq = ++state.seq;
-    if (state.controller) state.controller.abort();
-    state.controller = new AbortController();
+    if (state.inflight) { // one request at a time; the latest edit is sent when it returns
+      state.dirty = true;
+      return;
+    }
+    state.inflight = true;
+    state.dirty = false;
     const started = performance.now();
     try {
       const data = await api("/api/check", {
         method: "POST", headers: { "Content-Type": "application/json" },
-        body: JSON.stringify(documentBody()), signal: state.controller.signal,
+        body: JSON.stringify(documentBody()),
       });
-      if (seq < state.shown) return;
-      state.shown = seq;
       data.round_trip_ms = Math.round(performance.now() - started);
       app.lastCheck = data;
       app.checks += 1;
@@ -363,11 +365,12 @@
       $("check-time").textContent = "(" + data.server_ms + " ms server, " + data.round_trip_ms + " ms round trip)";
       setStatus("");
     } catch (e) {
-      if (e.name === "AbortError") return;
       app.lastError = e.message;
       setStatus(e.message, true);
     } finally {
-      if (seq === state.seq) app.pending = false;
+      state.inflight = false;
+      if (state.dirty) runCheck();
+      else if (!state.timer || state.fired) app.pending = false;
     }
   }
 
