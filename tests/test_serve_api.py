@@ -455,3 +455,19 @@ def test_proposals_given_at_start_are_in_the_page(town):
     assert sorted(f["properties"]["device_id"] for f in devices) == sorted(
         proposals.subset(["P09-lot-line-devices"]).devices["device_id"]
     )
+
+
+def test_a_repeated_bad_document_is_refused_each_time(client):
+    """Validated layers are remembered by their text: a bad one stays bad."""
+    doc = document(WEST + 9.0)
+    twin = json.loads(json.dumps(doc["features"][1]))
+    twin["geometry"]["coordinates"] = lonlat(WEST + 30.0, MID_Y)
+    doc["features"].append(twin)  # two devices named D-1
+    for _ in range(2):
+        assert "D-1" in bad(client, doc)
+    doc["features"][2]["properties"]["device_id"] = "D-2"
+    body = client.post("/api/check", json=doc).json()
+    assert sorted(f["subject_id"] for f in body["findings"] if f["rule_id"] == "SW205") == [
+        "D-1",
+        "D-2",
+    ]

@@ -26,6 +26,7 @@ import functools
 import json
 import math
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -147,26 +148,21 @@ def parse_document(doc: Any, ruleset: Ruleset) -> Proposals:
         row["proposal_id"] = proposal_id
         rows[kind].append(row)
     working = ruleset.working_crs
-    to_town = _transformer(working)
     frames: dict[str, gpd.GeoDataFrame] = {}
     problems: list[Problem] = []
+    rules_key = (ruleset.name, ruleset.version, ruleset.source, working.to_string())
     for kind in EDITED_LAYERS:
         if not rows[kind] and kind != "disturbance":
             continue
-        given = [c for c in _columns(kind) if any(r.get(c) is not None for r in rows[kind])]
-        table = pd.DataFrame(
-            {c: pd.Series([r.get(c) for r in rows[kind]], dtype="object") for c in given}
-        )
-        table["proposal_id"] = proposal_id
-        projected = shapely.transform(
-            np.asarray(geoms[kind], dtype=object),
-            lambda xy: np.column_stack(to_town.transform(xy[:, 0], xy[:, 1])),
-        )
-        frame = gpd.GeoDataFrame(table, geometry=gpd.GeoSeries(projected, crs=working), crs=working)
-        validated, found = validate_layer(frame, PROPOSAL_LAYERS[kind], layer=kind)
+        key = (kind, rules_key, json.dumps([rows[kind], _layer_text(features, kind)], default=str))
+        known = _VALIDATED.get(key)
+        if known is None:
+            known = _validated(kind, rows[kind], geoms[kind], proposal_id, working)
+            _remember(key, known)
+        validated, found = known
         problems.extend(found)
         if validated is not None:
-            frames[kind] = validated.frame
+            frames[kind] = validated
     values = {c: attrs.get(c) for c in ATTRIBUTE_COLUMNS}
     table = pd.DataFrame(
         [
@@ -176,7 +172,12 @@ def parse_document(doc: Any, ruleset: Ruleset) -> Proposals:
             }
         ]
     )
-    problems.extend(_check_attributes(table, ruleset, "proposal"))
+    key = ("proposals", rules_key, table.to_json(date_format="iso", default_handler=str))
+    known = _VALIDATED.get(key)
+    if known is None:
+        known = (None, tuple(_check_attributes(table, ruleset, "proposal")))
+        _remember(key, known)
+    problems.extend(known[1])
     if problems:
         raise LayerError(problems)
     return make_proposals(
@@ -187,6 +188,55 @@ def parse_document(doc: Any, ruleset: Ruleset) -> Proposals:
         frames.get("impervious"),
         source="<page>",
     )
+
+
+_Known = tuple[gpd.GeoDataFrame | None, tuple[Problem, ...]]
+_VALIDATED: dict[tuple[Any, ...], _Known] = {}
+"""Validated layers of recent documents by their text: while a device is dragged, the
+disturbance, impervious surfaces and attributes of each request are those of the last one
+and need not be validated again (the same text gives the same result)."""
+_CACHE_SIZE = 64
+
+
+_LOCK = threading.Lock()
+
+
+def _remember(key: tuple[Any, ...], value: _Known) -> None:
+    with _LOCK:  # the app screens in a thread pool
+        while len(_VALIDATED) >= _CACHE_SIZE:
+            _VALIDATED.pop(next(iter(_VALIDATED)))
+        _VALIDATED[key] = value
+
+
+def _layer_text(features: list[Any], kind: str) -> list[Any]:
+    return [
+        f.get("geometry")
+        for f in features
+        if isinstance(f, dict)
+        and isinstance(f.get("properties"), dict)
+        and f["properties"].get("layer") == kind
+    ]
+
+
+def _validated(
+    kind: str,
+    rows: list[dict[str, Any]],
+    geoms: list[shapely.Geometry],
+    proposal_id: str,
+    working: CRS,
+) -> tuple[gpd.GeoDataFrame | None, tuple[Problem, ...]]:
+    """One layer of a document in the working CRS, validated as a proposals file's would be."""
+    to_town = _transformer(working)
+    given = [c for c in _columns(kind) if any(r.get(c) is not None for r in rows)]
+    table = pd.DataFrame({c: pd.Series([r.get(c) for r in rows], dtype="object") for c in given})
+    table["proposal_id"] = proposal_id
+    projected = shapely.transform(
+        np.asarray(geoms, dtype=object),
+        lambda xy: np.column_stack(to_town.transform(xy[:, 0], xy[:, 1])),
+    )
+    frame = gpd.GeoDataFrame(table, geometry=gpd.GeoSeries(projected, crs=working), crs=working)
+    validated, found = validate_layer(frame, PROPOSAL_LAYERS[kind], layer=kind)
+    return (validated.frame if validated is not None else None), tuple(found)
 
 
 def _plain(value: Any) -> Any:
