@@ -113,8 +113,8 @@ def post(url: str, doc: dict) -> tuple[float, float, dict]:
         payload = json.loads(response.read())
         timing = response.headers.get("Server-Timing", "")
     round_trip = (time.perf_counter() - started) * 1000
-    server = float(re.search(r"dur=([\d.]+)", timing).group(1))  # type: ignore[union-attr]
-    return server, round_trip, payload
+    parts = {k: float(v) for k, v in re.findall(r"(\w+);dur=([\d.]+)", timing)}
+    return parts, round_trip, payload
 
 
 def main() -> None:
@@ -131,16 +131,19 @@ def main() -> None:
     proc, url, startup = start_server(town)
     try:
         post(url, doc)  # first request: imports and caches warm
-        servers, trips = [], []
+        parts, trips = [], []
         for step in range(args.moves):
-            server, trip, payload = post(url, moved(doc, step))
-            servers.append(server)
+            part, trip, payload = post(url, moved(doc, step))
+            parts.append(part)
             trips.append(trip)
         findings = len(payload["findings"])
     finally:
         proc.terminate()
         proc.wait(timeout=10)
-    s, t = np.array(servers), np.array(trips)
+    s, t = np.array([p["check"] for p in parts]), np.array(trips)
+    split = ", ".join(
+        f"{k} {np.median([p[k] for p in parts]):.1f} ms" for k in ("parse", "screen", "encode")
+    )
     print()
     print(f"town: {args.parcels:,} parcels ({town}); proposal {args.proposal}, {findings} findings")
     print(f"cold `gis-sw check` of the proposal:   {cold * 1000:8.0f} ms")
@@ -150,6 +153,7 @@ def main() -> None:
         f"(p90 {np.percentile(s, 90):.1f}), round trip median {np.median(t):6.1f} ms "
         f"(p90 {np.percentile(t, 90):.1f})"
     )
+    print(f"  server time by part (medians): {split}")
     load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     print(f"machine: {os.cpu_count()} cores, load average {load} (1, 5, 15 min)")
     print(f"speed-up over a cold check: {cold * 1000 / np.median(t):.0f}x (round trip)")

@@ -287,7 +287,9 @@ class App:
     async def check(self, request: Request) -> Response:
         started = time.perf_counter()
         proposals = await self._document(request)
+        parsed = time.perf_counter()
         screening = await run_in_threadpool(self.town.screen, proposals, siting=False)
+        screened = time.perf_counter()
         findings = screening.findings
         rows = []
         for r in findings.itertuples(index=False):
@@ -313,7 +315,14 @@ class App:
             & (shapely.get_type_id(geoms) != 0)
         ]
         lines = self._fc(drawn, ("rule_id", "outcome", "subject_id", "message"))
-        elapsed = (time.perf_counter() - started) * 1000
+        now = time.perf_counter()
+        elapsed = (now - started) * 1000
+        parts = {
+            "parse": parsed - started,
+            "screen": screened - parsed,
+            "encode": now - screened,
+        }
+        timing = ", ".join(f"{k};dur={v * 1000:.1f}" for k, v in parts.items())
         return JSONResponse(
             {
                 "proposal_id": proposals.ids[0] if proposals.ids else None,
@@ -321,7 +330,7 @@ class App:
                 "geometries": lines,
                 "server_ms": round(elapsed, 1),
             },
-            headers={"Server-Timing": f"check;dur={elapsed:.1f}"},
+            headers={"Server-Timing": f"{timing}, check;dur={elapsed:.1f}"},
         )
 
     async def upload(self, request: Request) -> Response:
