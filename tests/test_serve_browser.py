@@ -179,6 +179,22 @@ def test_live_placement_in_chromium(server, tmp_path):
             exported = tmp_path / "exported.gpkg"
             download.value.save_as(exported)
             final = page.evaluate("window.gswApp.lastCheck")
+
+            # open the sample proposals file and pick one of its 16 proposals
+            page.set_input_files("#upload", str(SAMPLE / "proposals.gpkg"))
+            page.wait_for_selector("#documents-label:not([hidden])")
+            assert page.locator("#documents option").count() == 16
+            checks = page.evaluate("window.gswApp.checks")
+            value = page.evaluate(
+                """() => [...document.querySelectorAll('#documents option')]
+                      .find(o => o.textContent.startsWith('P09-lot-line-devices')).value"""
+            )
+            page.select_option("#documents", value=value)
+            opened = wait_check(page, checks)
+            assert opened["proposal_id"] == "P09-lot-line-devices"
+            assert {"pass", "fail"} <= {
+                f["outcome"] for f in opened["findings"] if f["rule_id"] == "SW205"
+            }
         finally:
             browser.close()
 

@@ -496,11 +496,30 @@
     try {
       const data = await api("/api/upload?filename=" + encodeURIComponent(file.name), { method: "POST", body: file });
       if (!data.documents.length) { setStatus(file.name + ": no proposal in the file.", true); return; }
-      loadDocument(data.documents[0]);
+      offerDocuments(data.documents);
       setStatus("Opened " + data.filename + ": proposal " + data.documents[0].proposal.proposal_id +
         (data.documents.length > 1 ? " (first of " + data.documents.length + ")" : ""));
     } catch (e) { setStatus(e.message, true); }
     $("upload").value = "";
+  });
+
+  function offerDocuments(docs) {
+    state.documents = docs;
+    const list = $("documents");
+    list.textContent = "";
+    docs.forEach((doc, i) => {
+      const o = document.createElement("option");
+      o.value = String(i);
+      o.textContent = doc.proposal.proposal_id + (doc.proposal.name ? " (" + doc.proposal.name + ")" : "");
+      list.appendChild(o);
+    });
+    $("documents-label").hidden = docs.length < 2;
+    state.lot = null;
+    loadDocument(docs[0]);
+  }
+  $("documents").addEventListener("change", () => {
+    state.lot = null;
+    loadDocument(state.documents[Number($("documents").value)]);
   });
 
   async function exportAs(format) {
@@ -549,7 +568,7 @@
       }
       const [w, s, e, n] = town.bounds;
       map.fitBounds([[s, w], [n, e]]);
-      if (town.documents.length) loadDocument(town.documents[0]);
+      if (town.documents.length) offerDocuments(town.documents);
       app.ready = true;
     } catch (e) { setStatus(e.message, true); }
   })();
