@@ -19,8 +19,9 @@ on every edit).
 What is cut out, and why it gives the same findings as the whole town:
 
 - every feature whose envelope comes within the *reach* of the proposals: the envelope of
-  their geometries, grown to take in every parcel and drainage area it touches (the runoff
-  calculations use those as the drainage area), then grown by the largest distance in the
+  their geometries, grown to take in every parcel and drainage area it touches and every
+  drainage area drawn for one of the proposals (the runoff calculations use those as the
+  drainage area), then grown by the largest distance in the
   ruleset (every ``*_ft`` number of every section, with the 100-ft wetland adjacent area
   and the 100-ft state well advisory among them) plus a margin.  Every check that looks
   for features within a distance, or overlapping the disturbance or its drainage area,
@@ -170,13 +171,18 @@ class Town:
 
     # -- the neighbourhood of some geometries -------------------------------------------------
 
-    def local(self, geoms: Iterable[shapely.Geometry]) -> LayerSet:
+    def local(
+        self, geoms: Iterable[shapely.Geometry], *, proposal_ids: Sequence[str] = ()
+    ) -> LayerSet:
         """The town's features that can matter to ``geoms`` (see the module docstring).
 
         Parameters
         ----------
         geoms
             Geometries in the working CRS (a proposal's disturbance, devices, impervious).
+        proposal_ids
+            Proposals whose own drainage areas (``drainage_areas.proposal_id``) are kept
+            wherever they lie, with the features around them.
 
         Returns
         -------
@@ -199,11 +205,18 @@ class Town:
             minx - self.reach_ft, miny - self.reach_ft, maxx + self.reach_ft, maxy + self.reach_ft
         )
         boxes = [np.array([minx, miny, maxx, maxy])]
+        extra: dict[str, np.ndarray] = {}
         for kind in ("parcels", "drainage_areas"):
             if kind in self._trees:
                 hit = self._trees[kind].query(near)
                 if len(hit):
                     boxes.append(shapely.total_bounds(self._geoms[kind][hit]))
+        areas = self._frames.get("drainage_areas")
+        if proposal_ids and areas is not None and "proposal_id" in areas.columns:
+            own = np.flatnonzero(areas["proposal_id"].astype("object").isin(list(proposal_ids)))
+            if len(own):
+                extra["drainage_areas"] = own
+                boxes.append(shapely.total_bounds(self._geoms["drainage_areas"][own]))
         every = np.array(boxes)
         region = shapely.box(
             float(every[:, 0].min()) - self.reach_ft,
@@ -218,7 +231,7 @@ class Town:
                 continue
             rows = tree.query(region)
             _, nearest = tree.query_nearest(arr, all_matches=True)
-            keep = np.unique(np.concatenate([rows, nearest]))
+            keep = np.unique(np.concatenate([rows, nearest, extra.get(kind, rows[:0])]))
             vectors[kind] = self._frames[kind].iloc[keep]
         return LayerSet(
             crs=self.layers.crs,
@@ -266,7 +279,7 @@ class Town:
         GisSwError
             Bad input found by a check, or an unreadable waivers file.
         """
-        local = self.local(_proposal_geoms(proposals))
+        local = self.local(_proposal_geoms(proposals), proposal_ids=proposals.ids)
         findings = run_rules(
             local,
             proposals,

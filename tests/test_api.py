@@ -142,3 +142,32 @@ def test_docs_api_example_runs(capsys, monkeypatch):
     assert "SW205" not in out  # the table prints subjects and figures, not rule ids
     assert "fail" in out
     assert "pass" in out
+
+
+def test_a_proposals_own_drainage_area_far_away_is_kept(town, proposals):
+    """A drainage area drawn for a proposal counts wherever it lies (and what lies in it)."""
+    import geopandas as gpd
+
+    from gis_sw.layers.build import make_layerset
+
+    one = proposals.subset(["P09-lot-line-devices"])
+    x0, y0, _, _ = one.disturbance.total_bounds
+    far = shapely.box(x0 + 3000, y0 + 3000, x0 + 3400, y0 + 3300)  # beyond any reach
+    areas = gpd.GeoDataFrame(
+        {"drainage_id": ["DA-far"], "proposal_id": ["P09-lot-line-devices"], "tc_min": [12.0]},
+        geometry=[far],
+        crs=town.crs,
+    )
+    layers = make_layerset(
+        town.crs, {**town.layers.vectors, "drainage_areas": areas}, town.layers.rasters
+    )
+    with_area = Town(layers, town.ruleset)
+    local = with_area.local(one.disturbance.geometry, proposal_ids=one.ids)
+    assert list(local.get("drainage_areas")["drainage_id"]) == ["DA-far"]
+    soils = layers.get("soils")
+    assert set(soils[soils.intersects(far)].index) <= set(local.get("soils").index)
+    screening = with_area.screen(one, siting=False)
+    whole = run_rules(layers, one, town.ruleset)
+    _same_findings(screening.findings, whole)
+    sw501 = screening.findings[screening.findings["rule_id"] == "SW501"]
+    assert list(sw501["subject_id"]) == ["P09-lot-line-devices:DA-far"]
