@@ -8,13 +8,17 @@
 2. One proposal of the town's named sample cases is written alone to a GeoPackage.
 3. Cold: ``gis-sw check ONE.gpkg --layers TOWN --map none`` in a child process, wall time
    (reading the town, the proposal, every rule, the table).
-4. Live: ``gis-sw serve --layers TOWN --port 0`` in a child process (its start-up is the
-   town read once), then ``--moves`` POSTs of the proposal to ``/api/check``, each with the
-   first device moved by a few tenths of a foot, as the page sends while a device is
-   dragged.  Server time is the app's ``Server-Timing`` header (parse, screen on the
-   proposal's neighbourhood, JSON); round trip is measured by this client over HTTP on
-   127.0.0.1.  Medians and 90th percentiles are printed against the cold check.
+4. Live: ``gis-sw serve --layers TOWN --port 0 --proposals ONE.gpkg`` in a child process
+   (its start-up is the town read once), then ``--moves`` POSTs of the proposal to
+   ``/api/check``, each with the first device moved by a few tenths of a foot, as the page
+   sends while a device is dragged.  Server time is the app's ``Server-Timing`` header
+   (parse, screen on the proposal's neighbourhood, encode); round trip is measured by this
+   client over HTTP on 127.0.0.1.
+5. The same in headless Chromium (Debian's /usr/bin/chromium, when there): the page opens
+   the proposal, the device marker is moved and its ``dragend`` fired, and the page's own
+   fetch round trip and the time until the findings are shown are read.
 
+Medians and 90th percentiles are printed against the cold check.
 The goal (issue 17): median under 100 ms server time.  Run it on a quiet machine: on a
 shared one the figures mostly measure the neighbours.
 """
@@ -77,10 +81,19 @@ def cold_check(town: Path, proposal: Path, out: Path) -> float:
     return time.perf_counter() - started
 
 
-def start_server(town: Path) -> tuple[subprocess.Popen[str], str, float]:
+def start_server(town: Path, proposal: Path) -> tuple[subprocess.Popen[str], str, float]:
     started = time.perf_counter()
     proc = subprocess.Popen(
-        [GIS_SW, "serve", "--layers", str(town / "layers.toml"), "--port", "0"],
+        [
+            GIS_SW,
+            "serve",
+            "--layers",
+            str(town / "layers.toml"),
+            "--port",
+            "0",
+            "--proposals",
+            str(proposal),
+        ],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -117,6 +130,45 @@ def post(url: str, doc: dict) -> tuple[float, float, dict]:
     return parts, round_trip, payload
 
 
+CHROMIUM = Path("/usr/bin/chromium")
+MOVES_JS = """async (n) => {
+  const app = window.gswApp;
+  const device = app.state.features.find((f) => f.kind === "devices" && f.layer.getLatLng);
+  const base = device.layer.getLatLng();
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const before = app.checks;
+    const started = performance.now();
+    device.layer.setLatLng([base.lat, base.lng + 1.1e-6 * ((i % 7) - 3)]);
+    device.layer.fire("dragend");
+    while (app.checks === before || app.pending) await new Promise((r) => setTimeout(r, 2));
+    out.push([app.lastCheck.server_ms, app.lastCheck.round_trip_ms, performance.now() - started]);
+  }
+  return out;
+}"""
+
+
+def chromium_moves(url: str, moves: int) -> np.ndarray | None:
+    """(server, fetch round trip, edit to findings shown) ms of each move, in the page."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return None
+    if not CHROMIUM.exists():
+        return None
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=str(CHROMIUM), args=["--headless", "--no-sandbox"], headless=True
+        )
+        page = browser.new_page(bypass_csp=True)  # Playwright's waits need eval
+        page.goto(url)
+        page.wait_for_function("() => window.gswApp && window.gswApp.ready && window.gswApp.checks")
+        page.evaluate(MOVES_JS, 3)  # warm
+        rows = page.evaluate(MOVES_JS, moves)
+        browser.close()
+    return np.array(rows, dtype=float)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--parcels", type=int, default=100_000)
@@ -128,7 +180,7 @@ def main() -> None:
     town = make_town(args.work, args.parcels)
     proposal, doc = one_proposal(town, args.proposal, args.work)
     cold = cold_check(town, proposal, args.work / "check")
-    proc, url, startup = start_server(town)
+    proc, url, startup = start_server(town, proposal)
     try:
         post(url, doc)  # first request: imports and caches warm
         parts, trips = [], []
@@ -137,6 +189,7 @@ def main() -> None:
             parts.append(part)
             trips.append(trip)
         findings = len(payload["findings"])
+        browser = chromium_moves(url, args.moves)
     finally:
         proc.terminate()
         proc.wait(timeout=10)
@@ -154,6 +207,13 @@ def main() -> None:
         f"(p90 {np.percentile(t, 90):.1f})"
     )
     print(f"  server time by part (medians): {split}")
+    if browser is not None:
+        print(
+            f"in Chromium, {args.moves} moves: server median {np.median(browser[:, 0]):.1f} ms, "
+            f"fetch round trip median {np.median(browser[:, 1]):.1f} ms, edit to findings "
+            f"shown median {np.median(browser[:, 2]):.1f} ms (p90 "
+            f"{np.percentile(browser[:, 2], 90):.1f})"
+        )
     load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     print(f"machine: {os.cpu_count()} cores, load average {load} (1, 5, 15 min)")
     print(f"speed-up over a cold check: {cold * 1000 / np.median(t):.0f}x (round trip)")
