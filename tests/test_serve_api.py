@@ -45,7 +45,7 @@ def town():
 
 @pytest.fixture(scope="module")
 def client(town):
-    return TestClient(serve_app.create_app(town))
+    return TestClient(serve_app.create_app(town), base_url="http://127.0.0.1")
 
 
 def lonlat(x: float, y: float) -> list[float]:
@@ -447,7 +447,8 @@ def test_serve_command_binds_locally_and_warns_for_the_network(monkeypatch):
 def test_proposals_given_at_start_are_in_the_page(town):
     proposals = read_proposals(SAMPLE / "proposals.gpkg", ruleset=town.ruleset)
     client = TestClient(
-        serve_app.create_app(town, proposals=proposals.subset(["P09-lot-line-devices"]))
+        serve_app.create_app(town, proposals=proposals.subset(["P09-lot-line-devices"])),
+        base_url="http://127.0.0.1",
     )
     (doc,) = client.get("/api/town").json()["documents"]
     assert doc["proposal"]["proposal_id"] == "P09-lot-line-devices"
@@ -471,3 +472,13 @@ def test_a_repeated_bad_document_is_refused_each_time(client):
         "D-1",
         "D-2",
     ]
+
+
+def test_other_host_names_are_refused(client, town):
+    """DNS rebinding: a page whose own name points at 127.0.0.1 gets nothing."""
+    response = client.get("/api/town", headers={"Host": "evil.example"})
+    assert response.status_code == 400
+    assert "bounds" not in response.text
+    assert client.get("/api/town", headers={"Host": "localhost:8765"}).status_code == 200
+    shared = TestClient(serve_app.create_app(town, allowed_hosts=["*"]), base_url="http://box")
+    assert shared.get("/api/town").status_code == 200

@@ -70,9 +70,10 @@ def command(
         if proposals_path is not None
         else None
     )
-    app = create_app(town, proposals=proposals)
+    local = host in LOCAL_HOSTS
+    app = create_app(town, proposals=proposals, allowed_hosts=LOCAL_HOSTS if local else ("*",))
     click.echo(f"gis-sw: town loaded in {time.perf_counter() - started:.1f} s ({town!r})", err=True)
-    if host not in LOCAL_HOSTS:
+    if not local:
         click.echo(
             f"gis-sw: warning: listening on {host}: anyone who can reach this machine on port "
             f"{port} can use the app and read the town's layers. Use --host 127.0.0.1 to keep "

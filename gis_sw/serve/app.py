@@ -36,6 +36,7 @@ import logging
 import re
 import tempfile
 import time
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,8 @@ import shapely
 from pyproj import Transformer
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -380,8 +383,22 @@ class App:
         )
 
 
-def create_app(town: Town, *, proposals: Proposals | None = None) -> Starlette:
-    """The Starlette app over ``town`` (and the documents of ``proposals``, if given)."""
+LOCAL_NAMES = ("127.0.0.1", "localhost", "::1")
+"""Host names the app answers to by default: a page on another site that points its own
+name at 127.0.0.1 (DNS rebinding) gets HTTP 400, not the town's layers."""
+
+
+def create_app(
+    town: Town,
+    *,
+    proposals: Proposals | None = None,
+    allowed_hosts: Sequence[str] = LOCAL_NAMES,
+) -> Starlette:
+    """The Starlette app over ``town`` (and the documents of ``proposals``, if given).
+
+    ``allowed_hosts`` are the ``Host`` header values answered (``["*"]`` for any, as
+    ``--host 0.0.0.0`` needs).
+    """
     app = App(town, proposals=proposals)
 
     def guarded(endpoint: Any) -> Any:
@@ -413,4 +430,5 @@ def create_app(town: Town, *, proposals: Proposals | None = None) -> Starlette:
         Route("/api/upload", guarded(app.upload), methods=["POST"]),
         Route("/api/export", guarded(app.export), methods=["POST"]),
     ]
-    return Starlette(routes=routes)
+    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))]
+    return Starlette(routes=routes, middleware=middleware)
