@@ -393,8 +393,10 @@ class Town:
 def _named(frame: gpd.GeoDataFrame, kind: str) -> gpd.GeoDataFrame:
     """Missing values of an optional id column written as ``#<row>`` (row in the layer)."""
     spec = TOWN_LAYERS.get(kind)
-    column = spec.id_column if spec is not None else None
-    if column is None or column not in frame.columns or column in spec.required:  # type: ignore[union-attr]
+    if spec is None or spec.id_column is None or spec.id_column in spec.required:
+        return frame
+    column = spec.id_column
+    if column not in frame.columns:
         return frame
     missing = frame[column].isna().to_numpy()
     if not missing.any():

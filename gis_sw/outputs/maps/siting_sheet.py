@@ -180,7 +180,8 @@ class _SitingPage:
 
     def render(self) -> Figure:
         size = self.size
-        plan = plan_sheets(tuple(float(v) for v in shapely.bounds(self.lot)), size)  # type: ignore[arg-type]
+        minx, miny, maxx, maxy = (float(v) for v in shapely.bounds(self.lot))
+        plan = plan_sheets((minx, miny, maxx, maxy), size)
         view = plan.views[0] if not plan.is_book else plan.key  # a huge lot: its key map
         assert view is not None
         fig = Figure(figsize=(size.width_in, size.height_in), dpi=100)
