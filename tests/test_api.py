@@ -70,13 +70,29 @@ def test_local_keeps_the_nearest_feature_at_any_distance(town):
     wells = town.layers.get("wells")
     nearest = wells.distance(lot.centroid).idxmin()
     assert wells.loc[nearest, "well_id"] in set(local.get("wells")["well_id"])
-    # and the cut-out is small: not the whole town
-    assert len(local.get("parcels")) < len(parcels) / 4
+    # the reach is the largest distance of the ruleset (every *_ft number) plus the margin
+    found = []
+
+    def walk(value, key=""):
+        if isinstance(value, dict):
+            for k, v in value.items():
+                walk(v, str(k))
+        elif key.endswith("_ft") and isinstance(value, int | float):
+            found.append(float(value))
+
+    walk(dict(town.ruleset.raw))
     reach = town.reach_ft
-    assert reach == max(100.0, town.ruleset.resources.wetland_adjacent_area_ft) + 10.0
-    # every parcel within the reach of the point is kept
-    within = parcels[parcels.distance(lot.centroid) <= reach]["parcel_id"]
-    assert set(within) <= set(local.get("parcels")["parcel_id"])
+    assert reach == max(found) + 10.0
+    # every parcel within the reach of the point is kept, and none far beyond it
+    point = lot.centroid
+    within = parcels[parcels.distance(point) <= reach]["parcel_id"]
+    kept = set(local.get("parcels")["parcel_id"])
+    assert set(within) <= kept
+    diagonal = float(np.hypot(*(parcels.bounds[["maxx", "maxy"]].to_numpy()
+                               - parcels.bounds[["minx", "miny"]].to_numpy()).T).max())  # fmt: skip
+    far = parcels[parcels.distance(point) > 2 * reach + 2 * diagonal]["parcel_id"]
+    assert len(far) > 0
+    assert not (set(far) & kept)
 
 
 def test_siting_on_the_neighbourhood_equals_the_whole_town(town, proposals):

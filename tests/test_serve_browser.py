@@ -21,6 +21,8 @@ import pyogrio
 import pytest
 from pyproj import Transformer
 
+from gis_sw.api import read_proposals
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "data" / "sample"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -180,10 +182,11 @@ def test_live_placement_in_chromium(server, tmp_path):
             download.value.save_as(exported)
             final = page.evaluate("window.gswApp.lastCheck")
 
-            # open the sample proposals file and pick one of its 16 proposals
+            # open the sample proposals file and pick one of its proposals
             page.set_input_files("#upload", str(SAMPLE / "proposals.gpkg"))
             page.wait_for_selector("#documents-label:not([hidden])")
-            assert page.locator("#documents option").count() == 16
+            in_file = read_proposals(SAMPLE / "proposals.gpkg").ids
+            assert page.locator("#documents option").count() == len(in_file)
             checks = page.evaluate("window.gswApp.checks")
             value = page.evaluate(
                 """() => [...document.querySelectorAll('#documents option')]
