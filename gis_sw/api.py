@@ -49,10 +49,11 @@ from typing import Any
 
 import geopandas as gpd
 import numpy as np
-import pandas as pd
 import shapely
 
 from gis_sw.analysis.engine import run_rules
+from gis_sw.analysis.setbacks import SETBACK_COLUMNS
+from gis_sw.analysis.setbacks import setback_lines as lines_of_setbacks
 from gis_sw.analysis.siting import DeviceClass, siting_by_class
 from gis_sw.analysis.waivers import Waiver, WaiverResult, apply_waivers, load_waivers
 from gis_sw.errors import LayerError, Problem
@@ -65,7 +66,7 @@ from gis_sw.ruleset import Ruleset, load_ruleset
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Screening", "Town", "read_proposals", "read_town", "setback_lines"]
+__all__ = ["SETBACK_COLUMNS", "Screening", "Town", "read_proposals", "read_town", "setback_lines"]
 
 REACH_MARGIN_FT = 10.0
 """Added to the largest distance of the ruleset when cutting out a proposal's neighbourhood."""
@@ -461,24 +462,11 @@ def read_proposals(
     return _read_proposals(path, ruleset=_ruleset(ruleset), crs=crs, strict=strict)
 
 
-SETBACK_COLUMNS = ("rule_id", "distance_ft", "label", "citation", "subject", "geometry")
-
-
 def setback_lines(town: Town, parcel_id: str, device_class: str = "roof") -> gpd.GeoDataFrame:
-    """The setback lines that cross a lot, each with its reason, for drawing a siting polygon.
+    """The setback lines that cross a lot, each with its reason, from the lot's neighbourhood.
 
-    One row per line: the property-line setback inside the lot, the habitable-basement ring
-    of each building near it (a building with no ``habitable_basement`` value counts as
-    having one, as siting does), the ring around each septic field, and for the ``vehicle``
-    class the rings around wells, wetlands and water bodies; each clipped to the lot, and
-    only where it crosses the lot.  The up-gradient test and the vertical separations are
-    not lines: the siting polygon's ``reason`` names them.
-
-    Returns
-    -------
-    GeoDataFrame
-        :data:`SETBACK_COLUMNS` in the working CRS; ``label`` reads like
-        ``"20 ft from building B-12 (habitable basement)"``.
+    :func:`gis_sw.analysis.setbacks.setback_lines` (columns
+    :data:`~gis_sw.analysis.setbacks.SETBACK_COLUMNS`) on :meth:`Town.local` of the lot.
 
     Raises
     ------
@@ -487,68 +475,7 @@ def setback_lines(town: Town, parcel_id: str, device_class: str = "roof") -> gpd
     ValueError
         For an unknown device class.
     """
-    klass = DeviceClass(device_class)
     lot = town.parcel(parcel_id).geometry.iloc[0]
-    params = town.ruleset.devices
-    local = town.local([lot])
-    rows: list[dict[str, Any]] = []
-    segs = 32
-
-    def add(rule_id: str, distance_ft: float, label: str, subject: str, line: Any) -> None:
-        if line is None or shapely.is_empty(line):
-            return
-        rows.append(
-            {
-                "rule_id": rule_id,
-                "distance_ft": distance_ft,
-                "label": label,
-                "citation": town.ruleset.citation(rule_id),
-                "subject": subject,
-                "geometry": line,
-            }
-        )
-
-    d = params.property_line_ft
-    inner = shapely.boundary(shapely.buffer(lot, -d, quad_segs=segs))
-    add("SW205", d, f"{d:g} ft from the lot line", str(parcel_id), inner)
-
-    def rings(  # noqa: PLR0917 (a local helper called five times below)
-        kind: str, distance_ft: float, id_column: str, what: str, rule_id: str, where: Any = None
-    ) -> None:
-        frame = local.get(kind)
-        if frame is None or len(frame) == 0:
-            return
-        if where is not None:
-            frame = frame[where(frame)]
-        geoms = frame.geometry.to_numpy()
-        near = shapely.dwithin(geoms, lot, distance_ft)
-        frame, geoms = frame[near], geoms[near]
-        if len(frame) == 0:
-            return
-        ring = shapely.boundary(shapely.buffer(geoms, distance_ft, quad_segs=segs))
-        clipped = shapely.intersection(ring, lot)
-        ids = frame[id_column].astype(str).to_numpy() if id_column in frame else [""] * len(frame)
-        for fid, line in zip(ids, clipped, strict=True):
-            label = f"{distance_ft:g} ft from " + what.format(id=fid)
-            add(rule_id, distance_ft, label, fid, line)
-
-    b = params.habitable_basement_ft
-
-    def basement(frame: gpd.GeoDataFrame) -> Any:
-        return frame["habitable_basement"].fillna(value=True).astype(bool).to_numpy()
-
-    rings("buildings", b, "building_id", "building {id} (habitable basement)", "SW206", basement)
-    s = params.septic_upgradient_ft
-    rings("septic_fields", s, "septic_id", "septic field {id} (where up-gradient)", "SW201")
-    if klass == DeviceClass.VEHICLE:
-        v = params.vehicle_traffic_ft
-        rings("wells", v, "well_id", "well {id}", "SW202")
-        rings("wetlands", v, "wetland_id", "wetland {id}", "SW202")
-        rings("water_bodies", v, "water_id", "water body {id}", "SW202")
-    if not rows:
-        return gpd.GeoDataFrame(
-            {c: pd.Series(dtype="object") for c in SETBACK_COLUMNS if c != "geometry"},
-            geometry=gpd.GeoSeries([], crs=town.crs),
-            crs=town.crs,
-        )
-    return gpd.GeoDataFrame(rows, geometry="geometry", crs=town.crs)[list(SETBACK_COLUMNS)]
+    return lines_of_setbacks(
+        lot, town.local([lot]), town.ruleset, parcel_id=str(parcel_id), device_class=device_class
+    )

@@ -89,7 +89,7 @@ def write_siting_sheets(
     polygons
         Siting polygons (:data:`gis_sw.analysis.siting.SITING_COLUMNS`), one per parcel.
     setbacks
-        Parcel id to its setback lines (:data:`gis_sw.api.SETBACK_COLUMNS`).
+        Parcel id to its setback lines (:data:`gis_sw.analysis.setbacks.SETBACK_COLUMNS`).
     layers, ruleset
         The town drawn around each lot, and the law's name for the title block.
     formats
