@@ -16,6 +16,7 @@ import geopandas as gpd
 import numpy as np
 import pandas as pd
 import shapely
+from geopandas.array import from_shapely
 from pyproj import CRS
 
 
@@ -132,7 +133,9 @@ def make_findings(
         geoms = np.asarray(list(geometry), dtype=object)
     else:
         geoms = np.asarray([geometry] * n, dtype=object)
-    return gpd.GeoDataFrame(frame, geometry=gpd.GeoSeries(geoms, crs=crs), crs=crs)
+    # a geometry array that carries the CRS: no CRS comparison (a third of this call's time)
+    frame["geometry"] = from_shapely(geoms, crs=crs)
+    return gpd.GeoDataFrame(frame, geometry="geometry")
 
 
 def empty_findings(crs: CRS, *, full: bool = False) -> gpd.GeoDataFrame:

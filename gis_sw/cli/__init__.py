@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "map": ("gis_sw.cli.map", "Engineering-scale map sheets and an offline web map."),
     "batch": ("gis_sw.cli.batch", "Screen every parcel (and proposal) of a town in one run."),
     "sample": ("gis_sw.cli.sample", "Generate a synthetic sample town of any size."),
+    "serve": ("gis_sw.cli.serve", "Live placement: a local web app that re-checks as you edit."),
 }
 
 EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3

@@ -1,13 +1,17 @@
 """``gis-sw siting``: where on a parcel an infiltration device may legally go.
 
 Writes ``siting.geojson`` (RFC 7946, WGS84, MultiPolygon; a parcel with no legal place has a
-null geometry) and ``siting.gpkg`` (layer ``siting``, working CRS) into ``--out``, and prints
-one line per parcel.  Exit 0 when the polygons were written (whatever they show), 2 on bad
-input.
+null geometry) and ``siting.gpkg`` (layer ``siting``, working CRS) into ``--out``, and the
+siting sheet (:mod:`gis_sw.outputs.maps.siting_sheet`): ``siting.pdf`` with one page per
+parcel and ``siting_<parcel>.png``, showing the allowed area, its square footage and each
+setback with its reason (``--sheets none`` to skip; not drawn for more than
+:data:`MAX_SHEET_PARCELS` parcels).  Every file appears together, or none.  Prints one line
+per parcel.  Exit 0 when the polygons were written (whatever they show), 2 on bad input.
 """
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import click
@@ -19,6 +23,7 @@ import shapely
 from gis_sw.analysis.siting import DeviceClass, siting_polygons
 from gis_sw.layers.read import read_layers
 from gis_sw.outputs.atomic import atomic_path, check_writable, output_group
+from gis_sw.outputs.maps.siting_sheet import siting_sheet_paths, write_siting_sheets
 from gis_sw.redact import shown
 from gis_sw.ruleset import load_ruleset
 
@@ -41,10 +46,19 @@ def _plain(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     return out
 
 
+MAX_SHEET_PARCELS = 25
+"""More parcels than this get no siting sheet (choose them with ``--parcel``)."""
+
+SHEET_CHOICES = {"pdf": ("pdf",), "png": ("png",), "both": ("pdf", "png"), "none": ()}
+
+
 def write_siting(
-    out_dir: Path, polygons: gpd.GeoDataFrame, *, overwrite: bool = False
+    out_dir: Path, polygons: gpd.GeoDataFrame, *, overwrite: bool = False, group: bool = True
 ) -> list[Path]:
     """Write ``siting.geojson`` and ``siting.gpkg``; both are checked before either is written.
+
+    With ``group=False`` the files join the caller's
+    :func:`~gis_sw.outputs.atomic.output_group` instead of forming their own.
 
     Raises
     ------
@@ -55,7 +69,7 @@ def write_siting(
     for path in targets:
         check_writable(path, overwrite=overwrite)
     frame = _plain(polygons)
-    with output_group():  # both files appear together, or neither
+    with output_group() if group else contextlib.nullcontext():  # together, or neither
         with atomic_path(targets[0], overwrite=overwrite) as tmp:
             pyogrio.write_dataframe(
                 frame,
@@ -114,6 +128,14 @@ def write_siting(
 )
 @click.option("--overwrite", is_flag=True, help="Replace existing output files.")
 @click.option("--ruleset", "ruleset_name", default=None, help="Ruleset name or TOML path.")
+@click.option(
+    "--sheets",
+    "sheet_choice",
+    type=click.Choice(list(SHEET_CHOICES)),
+    default="both",
+    show_default=True,
+    help=f"Siting sheet: siting.pdf and siting_<parcel>.png (at most {MAX_SHEET_PARCELS} parcels).",
+)
 def command(  # noqa: PLR0917 (click passes options as arguments)
     source: Path,
     parcel_ids: tuple[str, ...],
@@ -122,6 +144,7 @@ def command(  # noqa: PLR0917 (click passes options as arguments)
     out_dir: Path,
     overwrite: bool,
     ruleset_name: str | None,
+    sheet_choice: str,
 ) -> None:
     """Where on each parcel an infiltration device may legally go (§ 183-12C(2)(c)).
 
@@ -141,7 +164,36 @@ def command(  # noqa: PLR0917 (click passes options as arguments)
         device_class=device_class,
         depth_ft=depth_ft,
     )
-    written = write_siting(out_dir, polygons, overwrite=overwrite)
+    formats = SHEET_CHOICES[sheet_choice]
+    if formats and len(polygons) > MAX_SHEET_PARCELS:
+        click.echo(
+            f"gis-sw: note: no siting sheet for {len(polygons)} parcels (at most "
+            f"{MAX_SHEET_PARCELS}); choose them with --parcel.",
+            err=True,
+        )
+        formats = ()
+    ids = [str(p) for p in polygons["parcel_id"]]
+    for path in siting_sheet_paths(out_dir, ids, formats):
+        check_writable(path, overwrite=overwrite)
+    setbacks = {}
+    if formats:
+        from gis_sw.api import Town, setback_lines
+
+        town = Town(layers, ruleset)
+        setbacks = {pid: setback_lines(town, pid, device_class) for pid in ids}
+    with output_group():  # the polygons and their sheets appear together, or none
+        written = write_siting(out_dir, polygons, overwrite=overwrite, group=False)
+        if formats:
+            written += write_siting_sheets(
+                out_dir,
+                polygons,
+                setbacks,
+                layers=layers,
+                ruleset=ruleset,
+                formats=formats,
+                overwrite=overwrite,
+                group=False,
+            )
     for row in polygons.itertuples(index=False):
         click.echo(
             shown(

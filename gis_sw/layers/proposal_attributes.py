@@ -50,6 +50,9 @@ def split_attributes(
         values = disturbance[column].reset_index(drop=True)
         text = _text(values)
         given = text.notna().to_numpy(dtype=bool)
+        if not given.any():  # the column is there but holds nothing (an export's empty field)
+            out[column] = values.iloc[:0].reindex(range(len(out))).to_numpy()
+            continue
         pairs = pd.DataFrame({"pid": ids[given], "text": text[given], "value": values[given]})
         distinct = pairs.drop_duplicates(["pid", "text"])
         counts = distinct["pid"].value_counts(sort=False)

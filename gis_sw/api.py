@@ -1,0 +1,481 @@
+"""The public Python API: a :class:`Town` read once, and :meth:`Town.screen` for proposals.
+
+::
+
+    import gis_sw
+
+    town = gis_sw.read_town("data/sample/layers.toml")
+    proposals = gis_sw.read_proposals("data/sample/proposals.gpkg", ruleset=town.ruleset)
+    screening = town.screen(proposals, select=["SW2"])
+    screening.findings  # one row per (rule, proposal, subject)
+
+A :class:`Town` holds the layers and the ruleset, read and validated once, and one STRtree
+per vector layer built once.  :meth:`Town.screen` does not hand the whole town to the
+checks: it cuts out the features that can matter to the proposals (:meth:`Town.local`) and
+runs the rules on that small :class:`~gis_sw.layers.layerset.LayerSet`, so a re-check of one
+proposal costs what the proposal costs, not what the town costs (``gis-sw serve`` re-checks
+on every edit).
+
+What is cut out, and why it gives the same findings as the whole town:
+
+- every feature whose envelope comes within the *reach* of the proposals: the envelope of
+  their geometries, grown to take in every parcel and drainage area it touches and every
+  drainage area drawn for one of the proposals (the runoff calculations use those as the
+  drainage area), then grown by the largest distance in the
+  ruleset (every ``*_ft`` number of every section, with the 100-ft wetland adjacent area
+  and the 100-ft state well advisory among them) plus a margin.  Every check that looks
+  for features within a distance, or overlapping the disturbance or its drainage area,
+  sees all of them;
+- plus, for every proposal geometry, its nearest feature of every layer at any distance
+  (ties included), so the separation report (SW208) finds the same nearest well, wetland
+  and water body however far away they are;
+- features keep their order in the layer, and a layer whose id column is optional has its
+  missing ids written as ``#<row>`` (the row in the whole layer), the name the checks give
+  such a feature, so messages name the same features.
+
+``tests/test_api.py`` asserts that :meth:`Town.screen` gives exactly the findings of
+:func:`~gis_sw.analysis.engine.run_rules` on the whole town for every sample proposal.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import geopandas as gpd
+import numpy as np
+import shapely
+
+from gis_sw.analysis.engine import run_rules
+from gis_sw.analysis.setbacks import SETBACK_COLUMNS
+from gis_sw.analysis.setbacks import setback_lines as lines_of_setbacks
+from gis_sw.analysis.siting import DeviceClass, siting_by_class
+from gis_sw.analysis.waivers import Waiver, WaiverResult, apply_waivers, load_waivers
+from gis_sw.errors import LayerError, Problem
+from gis_sw.layers.layerset import LayerSet
+from gis_sw.layers.proposals import Proposals
+from gis_sw.layers.read import read_layers
+from gis_sw.layers.read import read_proposals as _read_proposals
+from gis_sw.layers.specs import TOWN_LAYERS
+from gis_sw.ruleset import Ruleset, load_ruleset
+
+log = logging.getLogger(__name__)
+
+__all__ = ["SETBACK_COLUMNS", "Screening", "Town", "read_proposals", "read_town", "setback_lines"]
+
+REACH_MARGIN_FT = 10.0
+"""Added to the largest distance of the ruleset when cutting out a proposal's neighbourhood."""
+
+
+def _largest_distance_ft(ruleset: Ruleset) -> float:
+    """The largest ``*_ft`` number anywhere in the ruleset (setbacks, bands, flow lengths)."""
+    found = [ruleset.devices.largest_setback_ft, ruleset.resources.wetland_adjacent_area_ft]
+
+    def walk(value: Any, key: str = "") -> None:
+        if isinstance(value, Mapping):
+            for k, v in value.items():
+                walk(v, str(k))
+        elif key.endswith("_ft") and isinstance(value, int | float) and not isinstance(value, bool):
+            found.append(float(value))
+
+    walk(ruleset.raw)
+    return max(v for v in found if math.isfinite(v))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Screening:
+    """What screening some proposals found, for the outputs to draw.
+
+    Attributes
+    ----------
+    proposals
+        The proposals screened.
+    findings
+        Columns :data:`~gis_sw.analysis.findings.FINDING_COLUMNS`, working CRS, waivers
+        applied.
+    siting
+        Device class (``roof``, ``vehicle``) to the siting polygons
+        (:data:`~gis_sw.analysis.siting.SITING_COLUMNS`) of the parcels the proposals'
+        devices lie on (empty when there are no devices or none was asked for).
+    waiver_results
+        The fate of every waiver given (applied, expired, unmatched).
+    """
+
+    proposals: Proposals
+    findings: gpd.GeoDataFrame
+    siting: Mapping[str, gpd.GeoDataFrame] = field(default_factory=dict)
+    waiver_results: tuple[WaiverResult, ...] = ()
+
+
+class Town:
+    """A town's layers and ruleset, read and validated once, with spatial indexes built once.
+
+    Parameters
+    ----------
+    layers
+        The town's layers in the ruleset's working CRS.
+    ruleset
+        The municipality's numbers and citations.
+    """
+
+    def __init__(self, layers: LayerSet, ruleset: Ruleset) -> None:
+        self.layers = layers
+        self.ruleset = ruleset
+        self.reach_ft = _largest_distance_ft(ruleset) + REACH_MARGIN_FT
+        self._trees: dict[str, shapely.STRtree] = {}
+        self._geoms: dict[str, np.ndarray] = {}
+        self._frames: dict[str, gpd.GeoDataFrame] = {}
+        for kind, layer in layers.vectors.items():
+            frame = _named(layer.reset_index(drop=True), kind)
+            geoms = np.asarray(frame.geometry.to_numpy(), dtype=object)
+            self._frames[kind] = frame
+            self._geoms[kind] = geoms
+            self._trees[kind] = shapely.STRtree(geoms)
+        parcels = self._frames.get("parcels")
+        if parcels is not None:
+            self._parcel_row = {pid: i for i, pid in enumerate(parcels["parcel_id"].astype(str))}
+            text = parcels["parcel_id"].astype(str)
+            if "address" in parcels.columns:
+                text = text + " " + parcels["address"].fillna("").astype(str)
+            self._search_text = text.str.lower().to_numpy()
+        else:
+            self._parcel_row = {}
+            self._search_text = np.empty(0, dtype=object)
+
+    @property
+    def crs(self) -> Any:
+        """The working CRS (feet)."""
+        return self.ruleset.working_crs
+
+    @property
+    def bounds(self) -> tuple[float, float, float, float]:
+        """Extent of every vector layer, working CRS."""
+        boxes = [shapely.total_bounds(g) for g in self._geoms.values() if len(g)]
+        if not boxes:
+            return (math.nan, math.nan, math.nan, math.nan)
+        arr = np.array(boxes)
+        return (
+            float(arr[:, 0].min()),
+            float(arr[:, 1].min()),
+            float(arr[:, 2].max()),
+            float(arr[:, 3].max()),
+        )
+
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{k} {len(g)}" for k, g in self._geoms.items())
+        return f"Town({self.layers.source!r}, ruleset {self.ruleset.name!r}: {counts})"
+
+    # -- the neighbourhood of some geometries -------------------------------------------------
+
+    def local(
+        self, geoms: Iterable[shapely.Geometry], *, proposal_ids: Sequence[str] = ()
+    ) -> LayerSet:
+        """The town's features that can matter to ``geoms`` (see the module docstring).
+
+        Parameters
+        ----------
+        geoms
+            Geometries in the working CRS (a proposal's disturbance, devices, impervious).
+        proposal_ids
+            Proposals whose own drainage areas (``drainage_areas.proposal_id``) are kept
+            wherever they lie, with the features around them.
+
+        Returns
+        -------
+        LayerSet
+            Same rasters and reports; each vector layer cut to the reach of ``geoms``.
+        """
+        arr = np.asarray(list(geoms), dtype=object)
+        if len(arr):
+            arr = arr[~(shapely.is_missing(arr) | shapely.is_empty(arr))]
+        if len(arr) == 0:
+            return LayerSet(
+                crs=self.layers.crs,
+                vectors={k: f.iloc[0:0] for k, f in self._frames.items()},
+                rasters=self.layers.rasters,
+                reports=self.layers.reports,
+                source=self.layers.source,
+            )
+        minx, miny, maxx, maxy = (float(v) for v in shapely.total_bounds(arr))
+        near = shapely.box(
+            minx - self.reach_ft, miny - self.reach_ft, maxx + self.reach_ft, maxy + self.reach_ft
+        )
+        boxes = [np.array([minx, miny, maxx, maxy])]
+        extra: dict[str, np.ndarray] = {}
+        for kind in ("parcels", "drainage_areas"):
+            if kind in self._trees:
+                hit = self._trees[kind].query(near)
+                if len(hit):
+                    boxes.append(shapely.total_bounds(self._geoms[kind][hit]))
+        areas = self._frames.get("drainage_areas")
+        if proposal_ids and areas is not None and "proposal_id" in areas.columns:
+            own = np.flatnonzero(areas["proposal_id"].astype("object").isin(list(proposal_ids)))
+            if len(own):
+                extra["drainage_areas"] = own
+                boxes.append(shapely.total_bounds(self._geoms["drainage_areas"][own]))
+        every = np.array(boxes)
+        region = shapely.box(
+            float(every[:, 0].min()) - self.reach_ft,
+            float(every[:, 1].min()) - self.reach_ft,
+            float(every[:, 2].max()) + self.reach_ft,
+            float(every[:, 3].max()) + self.reach_ft,
+        )
+        vectors: dict[str, gpd.GeoDataFrame] = {}
+        for kind, tree in self._trees.items():
+            if len(self._geoms[kind]) == 0:
+                vectors[kind] = self._frames[kind]
+                continue
+            rows = tree.query(region)
+            _, nearest = tree.query_nearest(arr, all_matches=True)
+            keep = np.unique(np.concatenate([rows, nearest, extra.get(kind, rows[:0])]))
+            vectors[kind] = self._frames[kind].iloc[keep]
+        return LayerSet(
+            crs=self.layers.crs,
+            vectors=vectors,
+            rasters=self.layers.rasters,
+            reports=self.layers.reports,
+            source=self.layers.source,
+        )
+
+    # -- screening ------------------------------------------------------------------------------
+
+    def screen(
+        self,
+        proposals: Proposals,
+        *,
+        select: Sequence[str] | None = None,
+        ignore: Sequence[str] | None = None,
+        waivers: Sequence[Waiver] | str | Path | None = None,
+        siting: bool = True,
+        today: dt.date | None = None,
+    ) -> Screening:
+        """Screen ``proposals`` against every selected rule, on the proposals' neighbourhood.
+
+        Parameters
+        ----------
+        proposals
+            In the working CRS (:func:`read_proposals`, or
+            :func:`gis_sw.layers.build.make_proposals`).
+        select, ignore
+            Rule id prefixes to run / skip.
+        waivers
+            Reviewed exceptions: loaded :class:`~gis_sw.analysis.waivers.Waiver` records, or
+            the path of a waivers TOML/CSV.
+        siting
+            Also site a device of each class on the parcels the devices lie on.
+        today
+            The day waivers expire against (default: today, UTC).
+
+        Returns
+        -------
+        Screening
+
+        Raises
+        ------
+        GisSwError
+            Bad input found by a check, or an unreadable waivers file.
+        """
+        local = self.local(_proposal_geoms(proposals), proposal_ids=proposals.ids)
+        findings = run_rules(
+            local,
+            proposals,
+            self.ruleset,
+            select=list(select) if select else None,
+            ignore=list(ignore) if ignore else None,
+        )
+        results: list[WaiverResult] = []
+        if waivers is not None:
+            if isinstance(waivers, str | Path):
+                from gis_sw.analysis.registry import RULES
+
+                waivers = load_waivers(waivers, known_rules={r.rule_id for r in RULES})
+            findings, results = apply_waivers(findings, waivers, today=today)
+        sited: dict[str, gpd.GeoDataFrame] = {}
+        if siting and len(proposals.devices):
+            lots = self.parcels_under(proposals.devices.geometry.to_numpy())
+            if lots:
+                sited = {str(k): v for k, v in self.siting(lots).items()}
+        return Screening(proposals, findings, sited, tuple(results))
+
+    # -- parcels and siting ---------------------------------------------------------------------
+
+    def parcel(self, parcel_id: str) -> gpd.GeoDataFrame:
+        """The parcel with this id (one row).
+
+        Raises
+        ------
+        LayerError
+            When no parcel has this id (or there is no parcels layer).
+        """
+        row = self._parcel_row.get(str(parcel_id))
+        if row is None:
+            raise LayerError(
+                Problem(
+                    "parcels",
+                    f"no parcel with parcel_id {parcel_id!r}",
+                    "check the id against the parcels layer's parcel_id column",
+                )
+            )
+        return self._frames["parcels"].iloc[[row]]
+
+    def parcels_near(self, x: float, y: float, distance_ft: float = 0.0) -> gpd.GeoDataFrame:
+        """Parcels within ``distance_ft`` of the point (x, y), working CRS, nearest first."""
+        if "parcels" not in self._trees:
+            return gpd.GeoDataFrame(geometry=gpd.GeoSeries([], crs=self.crs), crs=self.crs)
+        point = shapely.Point(x, y)
+        hit = self._trees["parcels"].query(point, predicate="dwithin", distance=distance_ft)
+        frame = self._frames["parcels"].iloc[np.sort(hit)]
+        order = np.argsort(shapely.distance(frame.geometry.to_numpy(), point), kind="stable")
+        return frame.iloc[order]
+
+    def parcels_in(self, area: shapely.Geometry) -> gpd.GeoDataFrame:
+        """Parcels that intersect ``area`` (working CRS), in the layer's order."""
+        if "parcels" not in self._trees:
+            return gpd.GeoDataFrame(geometry=gpd.GeoSeries([], crs=self.crs), crs=self.crs)
+        hit = self._trees["parcels"].query(area, predicate="intersects")
+        return self._frames["parcels"].iloc[np.sort(hit)]
+
+    def search_parcels(self, text: str, *, limit: int = 20) -> gpd.GeoDataFrame:
+        """Parcels whose id or address contains ``text`` (any case), exact id first."""
+        needle = str(text).strip().lower()
+        parcels = self._frames.get("parcels")
+        if parcels is None or not needle:
+            return gpd.GeoDataFrame(geometry=gpd.GeoSeries([], crs=self.crs), crs=self.crs)
+        hits = np.flatnonzero(np.char.find(self._search_text.astype(str), needle) >= 0)
+        exact = self._parcel_row.get(str(text).strip())
+        if exact is not None:
+            hits = np.r_[exact, hits[hits != exact]]
+        return parcels.iloc[hits[:limit]]
+
+    def parcels_under(self, geoms: Iterable[shapely.Geometry]) -> list[str]:
+        """Ids of the parcels that hold (or touch) ``geoms``, in the parcels layer's order."""
+        if "parcels" not in self._trees:
+            return []
+        arr = np.asarray(list(geoms), dtype=object)
+        if len(arr) == 0:
+            return []
+        _, hit = self._trees["parcels"].query(arr, predicate="intersects")
+        ids = self._frames["parcels"]["parcel_id"].astype(str).to_numpy()
+        return [str(ids[i]) for i in np.unique(hit)]
+
+    def siting(
+        self,
+        parcel_ids: Sequence[str],
+        *,
+        device_classes: Sequence[str] = (DeviceClass.ROOF, DeviceClass.VEHICLE),
+        depth_ft: float | None = None,
+    ) -> dict[DeviceClass, gpd.GeoDataFrame]:
+        """Where on each parcel a device of each class may go, from the parcels' neighbourhood.
+
+        As :func:`gis_sw.analysis.siting.siting_by_class` on the whole town.
+
+        Raises
+        ------
+        LayerError
+            When a parcel id is unknown.
+        ValueError
+            For an unknown device class or a negative depth.
+        """
+        lots = [self.parcel(p).geometry.iloc[0] for p in parcel_ids]
+        return siting_by_class(
+            self.local(lots),
+            self.ruleset,
+            parcel_ids=list(parcel_ids),
+            device_classes=tuple(device_classes),
+            depth_ft=depth_ft,
+        )
+
+
+def _named(frame: gpd.GeoDataFrame, kind: str) -> gpd.GeoDataFrame:
+    """Missing values of an optional id column written as ``#<row>`` (row in the layer)."""
+    spec = TOWN_LAYERS.get(kind)
+    if spec is None or spec.id_column is None or spec.id_column in spec.required:
+        return frame
+    column = spec.id_column
+    if column not in frame.columns:
+        return frame
+    missing = frame[column].isna().to_numpy()
+    if not missing.any():
+        return frame
+    out = frame.copy()
+    values = out[column].astype("object").to_numpy().copy()
+    values[missing] = [f"#{i + 1}" for i in np.flatnonzero(missing)]
+    out[column] = values
+    return out
+
+
+def _proposal_geoms(proposals: Proposals) -> np.ndarray:
+    parts = [proposals.disturbance.geometry.to_numpy(), proposals.devices.geometry.to_numpy()]
+    if proposals.impervious is not None:
+        parts.append(proposals.impervious.geometry.to_numpy())
+    return np.concatenate([np.asarray(p, dtype=object) for p in parts])
+
+
+def _ruleset(ruleset: Ruleset | str | Path | None) -> Ruleset:
+    return ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
+
+
+def read_town(
+    source: str | Path, *, ruleset: Ruleset | str | Path | None = None, strict: bool = False
+) -> Town:
+    """Read and validate a town's layers once.
+
+    Parameters
+    ----------
+    source
+        A layers manifest (``layers.toml``), a GeoPackage of town layers, or a folder with a
+        ``layers.toml``.
+    ruleset
+        A :class:`~gis_sw.ruleset.Ruleset`, a ruleset name or TOML path (default: Mount
+        Pleasant, NY).
+    strict
+        Refuse invalid geometries instead of repairing them.
+
+    Raises
+    ------
+    GisSwError
+        For a missing or unreadable source, a bad manifest or ruleset, or invalid layers.
+    """
+    rules = _ruleset(ruleset)
+    return Town(read_layers(source, ruleset=rules, strict=strict), rules)
+
+
+def read_proposals(
+    path: str | Path,
+    *,
+    ruleset: Ruleset | str | Path | None = None,
+    crs: Any = None,
+    strict: bool = False,
+) -> Proposals:
+    """Read, reproject and validate proposals (:func:`gis_sw.layers.read.read_proposals`).
+
+    Raises
+    ------
+    GisSwError
+        For a missing or unreadable file, no CRS, or invalid layers.
+    """
+    return _read_proposals(path, ruleset=_ruleset(ruleset), crs=crs, strict=strict)
+
+
+def setback_lines(town: Town, parcel_id: str, device_class: str = "roof") -> gpd.GeoDataFrame:
+    """The setback lines that cross a lot, each with its reason, from the lot's neighbourhood.
+
+    :func:`gis_sw.analysis.setbacks.setback_lines` (columns
+    :data:`~gis_sw.analysis.setbacks.SETBACK_COLUMNS`) on :meth:`Town.local` of the lot.
+
+    Raises
+    ------
+    LayerError
+        When the parcel id is unknown.
+    ValueError
+        For an unknown device class.
+    """
+    lot = town.parcel(parcel_id).geometry.iloc[0]
+    return lines_of_setbacks(
+        lot, town.local([lot]), town.ruleset, parcel_id=str(parcel_id), device_class=device_class
+    )

@@ -1,0 +1,434 @@
+"""The ``gis-sw serve`` web app: a Starlette application over one :class:`~gis_sw.api.Town`.
+
+The screening, siting, reading and writing run in Starlette's thread pool, so the page and
+its files are served while a check runs; the :class:`~gis_sw.api.Town` is only read by
+them (each check builds its own context).
+
+Endpoints (JSON unless said; every error is ``{"error": "..."}`` with HTTP 400, 404 or 413):
+
+=======================================  ===========================================================
+``GET /``                                the page
+``GET /static/...``                      the page's script, style and vendored Leaflet, Geoman
+``GET /api/town``                        name, bounds (EPSG:4326), choices for the side form,
+                                         limits, and the documents of ``--proposals`` if given
+``GET /api/parcels?bbox=w,s,e,n``        parcels in a box (at most :data:`MAX_PARCELS`)
+``GET /api/parcels/at?lon=&lat=``        the parcel under a point (or within 25 ft)
+``GET /api/parcels/search?q=``           parcels whose id or address contains ``q``
+``GET /api/lot/{parcel_id}``             the lot and the town features within reach of it
+``GET /api/siting?parcel_id=&device_class=&depth_ft=``
+                                         the legal siting polygon, its area and setback lines
+``POST /api/check``                      a proposal document (:mod:`gis_sw.serve.codec`) →
+                                         findings and their geometries (EPSG:4326)
+``POST /api/upload?filename=``           a proposals file as the raw body → documents
+``POST /api/export?format=gpkg|geojson`` a proposal document → the file ``gis-sw check`` reads
+=======================================  ===========================================================
+
+Limits: a proposal document is at most :data:`MAX_DOCUMENT_BYTES`, an upload at most
+:data:`MAX_UPLOAD_BYTES` (HTTP 413 beyond).  Nothing the client sends names a file on the
+server: an upload is written to a fresh temporary folder under a fixed name with the
+extension of ``filename``, and messages name the client's file name, never that folder.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import tempfile
+import time
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import shapely
+from pyproj import Transformer
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from gis_sw.api import Town, setback_lines
+from gis_sw.errors import GisSwError
+from gis_sw.layers.proposals import Proposals
+from gis_sw.layers.specs import LAND_USES
+from gis_sw.serve.codec import (
+    WGS84,
+    RequestError,
+    export_geojson,
+    export_gpkg,
+    parse_document,
+    to_documents,
+)
+
+log = logging.getLogger(__name__)
+
+MAX_DOCUMENT_BYTES = 2 * 1024 * 1024
+"""Largest proposal document the page may send (2 MiB)."""
+MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+"""Largest proposals file that may be uploaded (20 MiB)."""
+MAX_PARCELS = 3000
+"""Most parcels one ``/api/parcels`` answer holds (the page asks when zoomed in)."""
+UPLOAD_SUFFIXES = (".gpkg", ".geojson", ".json", ".fgb", ".parquet", ".dxf", ".zip")
+"""File kinds an upload may be (a zipped Shapefile as ``.zip``)."""
+
+CONTEXT_LAYERS = ("buildings", "wells", "septic_fields", "wetlands", "water_bodies")
+OUTCOME_ORDER = ("fail", "review", "required", "info", "pass")
+
+_STATIC = {
+    "app.js": ("serve", "app.js", "text/javascript"),
+    "app.css": ("serve", "app.css", "text/css"),
+    "geoman.js": ("serve", "vendor/geoman/leaflet-geoman.min.js", "text/javascript"),
+    "geoman.css": ("serve", "vendor/geoman/leaflet-geoman.css", "text/css"),
+    "leaflet.js": ("outputs", "leaflet/leaflet.js", "text/javascript"),
+    "leaflet.css": ("outputs", "leaflet/leaflet.css", "text/css"),
+    "images/layers.png": ("outputs", "leaflet/layers.png", "image/png"),
+    "images/layers-2x.png": ("outputs", "leaflet/layers-2x.png", "image/png"),
+}
+
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; "
+    "frame-ancestors 'none'"
+)
+
+
+class TooLargeError(RequestError):
+    """A body over its limit (HTTP 413)."""
+
+
+def _asset(where: str, name: str) -> bytes:
+    if where == "serve":
+        return resources.files("gis_sw.serve").joinpath("static", *name.split("/")).read_bytes()
+    return resources.files("gis_sw.outputs").joinpath("vendor", *name.split("/")).read_bytes()
+
+
+def _error(message: str, status: int = 400) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def _number(value: Any) -> float | None:
+    if value is None:
+        return None
+    number = float(value)
+    return round(number, 2) if np.isfinite(number) else None
+
+
+class App:
+    """The routes over one town (kept apart from Starlette so tests can build it cheaply)."""
+
+    def __init__(self, town: Town, *, proposals: Proposals | None = None) -> None:
+        self.town = town
+        self.to_wgs = Transformer.from_crs(town.crs, WGS84, always_xy=True)
+        self.to_town = Transformer.from_crs(WGS84, town.crs, always_xy=True)
+        self.documents = to_documents(proposals) if proposals is not None else []
+        self.page = _asset("serve", "index.html")
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def _fc(self, frame: Any, columns: tuple[str, ...]) -> dict[str, Any]:
+        from gis_sw.outputs.webmap import feature_collection
+
+        return feature_collection(frame, columns)
+
+    async def _body(self, request: Request, limit: int) -> bytes:
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            raise TooLargeError(
+                f"the body is {int(declared):,} bytes; the limit is {limit:,} bytes."
+            )
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise TooLargeError(f"the body is over the limit of {limit:,} bytes.")
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    async def _document(self, request: Request) -> Proposals:
+        raw = await self._body(request, MAX_DOCUMENT_BYTES)
+        try:
+            doc = json.loads(raw)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise RequestError(f"the body is not JSON ({exc}).") from None
+        proposals = await run_in_threadpool(parse_document, doc, self.town.ruleset)
+        self._inside_town(proposals, "the proposal")
+        return proposals
+
+    def _inside_town(self, proposals: Proposals, what: str) -> None:
+        geoms = [g for g in proposals.disturbance.geometry.to_numpy() if g is not None]
+        geoms += [g for g in proposals.devices.geometry.to_numpy() if g is not None]
+        if not geoms:
+            return
+        town_box = shapely.box(*self.town.bounds)
+        if not shapely.intersects(shapely.box(*shapely.total_bounds(geoms)), town_box):
+            raise RequestError(
+                f"{what} lies outside the town's layers (none of it is within their extent). "
+                "Fix: check the file's CRS, or that it is a proposal in this town."
+            )
+
+    # -- endpoints ----------------------------------------------------------------------------
+
+    async def index(self, request: Request) -> Response:
+        return Response(self.page, media_type="text/html; charset=utf-8")
+
+    async def static(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in _STATIC:
+            return _error("no such file", 404)
+        where, path, media = _STATIC[name]
+        return Response(_asset(where, path), media_type=media)
+
+    async def town_info(self, request: Request) -> Response:
+        minx, miny, maxx, maxy = self.town.bounds
+        west, south = self.to_wgs.transform(minx, miny)
+        east, north = self.to_wgs.transform(maxx, maxy)
+        ruleset = self.town.ruleset
+        return JSONResponse(
+            {
+                "title": ruleset.title,
+                "municipality": ruleset.municipality,
+                "decision_maker": ruleset.decision_maker,
+                "bounds": [west, south, east, north],
+                "land_uses": list(LAND_USES),
+                "exemptions": dict(ruleset.exemptions),
+                "device_classes": ["roof", "vehicle"],
+                "max_upload_bytes": MAX_UPLOAD_BYTES,
+                "documents": self.documents,
+            }
+        )
+
+    def _parcels_fc(self, frame: Any) -> dict[str, Any]:
+        return self._fc(frame, ("parcel_id", "address", "owner"))
+
+    async def parcels(self, request: Request) -> Response:
+        try:
+            w, s, e, n = (float(v) for v in request.query_params.get("bbox", "").split(","))
+        except ValueError:
+            return _error("bbox must be four numbers: west,south,east,north (degrees).")
+        xs, ys = self.to_town.transform([w, e, e, w], [s, s, n, n])
+        hits = self.town.parcels_in(shapely.box(min(xs), min(ys), max(xs), max(ys)))
+        if len(hits) > MAX_PARCELS:
+            return JSONResponse({"type": "FeatureCollection", "features": [], "too_many": True})
+        return JSONResponse(self._parcels_fc(hits))
+
+    async def parcel_at(self, request: Request) -> Response:
+        try:
+            lon = float(request.query_params["lon"])
+            lat = float(request.query_params["lat"])
+        except (KeyError, ValueError):
+            return _error("give lon and lat as numbers (degrees).")
+        x, y = self.to_town.transform(lon, lat)
+        hits = self.town.parcels_near(x, y, 25.0)
+        return JSONResponse(self._parcels_fc(hits.iloc[:1]))
+
+    async def search(self, request: Request) -> Response:
+        text = request.query_params.get("q", "")[:200]
+        hits = self.town.search_parcels(text)
+        return JSONResponse(self._parcels_fc(hits))
+
+    async def lot(self, request: Request) -> Response:
+        parcel_id = request.path_params["parcel_id"]
+        parcel = self.town.parcel(parcel_id)
+        local = self.town.local([parcel.geometry.iloc[0]])
+        context = {}
+        reach = parcel.geometry.iloc[0].buffer(self.town.ruleset.devices.largest_setback_ft)
+        for kind in CONTEXT_LAYERS:
+            frame = local.get(kind)
+            if frame is None:
+                continue
+            near = frame[shapely.intersects(frame.geometry.to_numpy(), reach)]
+            columns = tuple(c for c in near.columns if c != near.geometry.name)
+            context[kind] = self._fc(near, columns)
+        neighbours = self.town.parcels_in(reach)
+        return JSONResponse(
+            {
+                "parcel": self._parcels_fc(parcel),
+                "neighbours": self._parcels_fc(neighbours),
+                "context": context,
+            }
+        )
+
+    async def siting(self, request: Request) -> Response:
+        q = request.query_params
+        parcel_id = q.get("parcel_id", "")
+        klass = q.get("device_class", "roof")
+        if klass not in ("roof", "vehicle"):
+            return _error("device_class must be roof or vehicle.")
+        depth: float | None = None
+        if q.get("depth_ft"):
+            try:
+                depth = float(q["depth_ft"])
+            except ValueError:
+                return _error("depth_ft must be a number of feet.")
+            if not np.isfinite(depth) or depth < 0:
+                return _error("depth_ft must be 0 or more (feet below ground).")
+        frame = await run_in_threadpool(
+            self.town.siting, [parcel_id], device_classes=(klass,), depth_ft=depth
+        )
+        sited = next(iter(frame.values()))
+        lines = await run_in_threadpool(setback_lines, self.town, parcel_id, klass)
+        row = sited.iloc[0]
+        return JSONResponse(
+            {
+                "parcel_id": parcel_id,
+                "device_class": klass,
+                "depth_ft": depth,
+                "area_sqft": _number(row["area_sqft"]),
+                "outcome": str(row["outcome"]),
+                "reason": str(row["reason"]),
+                "polygon": self._fc(sited, ("parcel_id", "area_sqft", "outcome")),
+                "setbacks": self._fc(lines, ("rule_id", "distance_ft", "label", "citation")),
+            }
+        )
+
+    async def check(self, request: Request) -> Response:
+        started = time.perf_counter()
+        proposals = await self._document(request)
+        parsed = time.perf_counter()
+        screening = await run_in_threadpool(self.town.screen, proposals, siting=False)
+        screened = time.perf_counter()
+        findings = screening.findings
+        rows = []
+        for r in findings.itertuples(index=False):
+            rows.append(
+                {
+                    "finding_id": r.finding_id,
+                    "rule_id": r.rule_id,
+                    "title": r.title,
+                    "citation": r.citation,
+                    "outcome": r.outcome,
+                    "severity": r.severity,
+                    "message": r.message,
+                    "subject_id": r.subject_id,
+                    "measured": _number(r.measured),
+                    "threshold": _number(r.threshold),
+                    "unit": r.unit,
+                    "waived": bool(r.waived),
+                }
+            )
+        geoms = findings.geometry.to_numpy()
+        drawn = findings[
+            ~(shapely.is_missing(geoms) | shapely.is_empty(geoms))
+            & (shapely.get_type_id(geoms) != 0)
+        ]
+        lines = self._fc(drawn, ("rule_id", "outcome", "subject_id", "message"))
+        now = time.perf_counter()
+        elapsed = (now - started) * 1000
+        parts = {
+            "parse": parsed - started,
+            "screen": screened - parsed,
+            "encode": now - screened,
+        }
+        timing = ", ".join(f"{k};dur={v * 1000:.1f}" for k, v in parts.items())
+        return JSONResponse(
+            {
+                "proposal_id": proposals.ids[0] if proposals.ids else None,
+                "findings": rows,
+                "geometries": lines,
+                "server_ms": round(elapsed, 1),
+            },
+            headers={"Server-Timing": f"{timing}, check;dur={elapsed:.1f}"},
+        )
+
+    async def upload(self, request: Request) -> Response:
+        name = request.query_params.get("filename", "proposals.gpkg")
+        shown = re.sub(r"[^A-Za-z0-9_. -]", "_", Path(name.replace("\\", "/")).name)[:80]
+        suffix = Path(shown).suffix.lower()
+        if suffix not in UPLOAD_SUFFIXES:
+            return _error(
+                f"{shown}: a {suffix or 'nameless'} file cannot be read as proposals. Fix: "
+                f"upload one of {', '.join(UPLOAD_SUFFIXES)}."
+            )
+        raw = await self._body(request, MAX_UPLOAD_BYTES)
+        if not raw:
+            return _error(f"{shown}: the file is empty.")
+        with tempfile.TemporaryDirectory(prefix="gis-sw-upload-") as tmp:
+            path = Path(tmp) / f"upload{suffix}"
+            path.write_bytes(raw)
+            try:
+                from gis_sw.layers.read import read_proposals
+
+                proposals = await run_in_threadpool(read_proposals, path, ruleset=self.town.ruleset)
+            except GisSwError as exc:
+                text = str(exc).replace(str(path), shown).replace(tmp, "")
+                return _error(f"{shown}: {text}" if shown not in text else text)
+            except Exception as exc:  # noqa: BLE001 (GDAL's errors on a file of no such format)
+                text = str(exc).replace(str(path), shown).replace(tmp, "")
+                return _error(f"{shown} could not be read as proposals ({text[:200]}).")
+        self._inside_town(proposals, shown)
+        return JSONResponse({"filename": shown, "documents": to_documents(proposals)})
+
+    async def export(self, request: Request) -> Response:
+        kind = request.query_params.get("format", "gpkg")
+        if kind not in ("gpkg", "geojson"):
+            return _error("format must be gpkg or geojson.")
+        proposals = await self._document(request)
+        stem = re.sub(r"[^A-Za-z0-9_.-]", "_", proposals.ids[0])[:60] or "proposal"
+        if kind == "gpkg":
+            body = await run_in_threadpool(export_gpkg, proposals)
+            media = "application/geopackage+sqlite3"
+        else:
+            body = await run_in_threadpool(export_geojson, proposals)
+            media = "application/geo+json"
+        return Response(
+            body,
+            media_type=media,
+            headers={"Content-Disposition": f'attachment; filename="{stem}.{kind}"'},
+        )
+
+
+LOCAL_NAMES = ("127.0.0.1", "localhost", "::1")
+"""Host names the app answers to by default: a page on another site that points its own
+name at 127.0.0.1 (DNS rebinding) gets HTTP 400, not the town's layers."""
+
+
+def create_app(
+    town: Town,
+    *,
+    proposals: Proposals | None = None,
+    allowed_hosts: Sequence[str] = LOCAL_NAMES,
+) -> Starlette:
+    """The Starlette app over ``town`` (and the documents of ``proposals``, if given).
+
+    ``allowed_hosts`` are the ``Host`` header values answered (``["*"]`` for any, as
+    ``--host 0.0.0.0`` needs).
+    """
+    app = App(town, proposals=proposals)
+
+    def guarded(endpoint: Any) -> Any:
+        async def run(request: Request) -> Response:
+            try:
+                response: Response = await endpoint(request)
+            except TooLargeError as exc:
+                return _error(str(exc), 413)
+            except GisSwError as exc:
+                status = 404 if "no parcel with parcel_id" in str(exc) else 400
+                return _error(str(exc), status)
+            response.headers["Content-Security-Policy"] = CSP
+            response.headers["X-Content-Type-Options"] = "nosniff"
+            response.headers["Cache-Control"] = "no-store"
+            return response
+
+        return run
+
+    routes = [
+        Route("/", guarded(app.index)),
+        Route("/static/{name:path}", guarded(app.static)),
+        Route("/api/town", guarded(app.town_info)),
+        Route("/api/parcels", guarded(app.parcels)),
+        Route("/api/parcels/at", guarded(app.parcel_at)),
+        Route("/api/parcels/search", guarded(app.search)),
+        Route("/api/lot/{parcel_id:path}", guarded(app.lot)),
+        Route("/api/siting", guarded(app.siting)),
+        Route("/api/check", guarded(app.check), methods=["POST"]),
+        Route("/api/upload", guarded(app.upload), methods=["POST"]),
+        Route("/api/export", guarded(app.export), methods=["POST"]),
+    ]
+    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))]
+    return Starlette(routes=routes, middleware=middleware)
