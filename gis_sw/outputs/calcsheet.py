@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import math
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -178,6 +179,11 @@ def _cells(rows: pd.DataFrame, view: tuple[tuple[str, str, int], ...]) -> list[l
     return [[_fmt(row[col], places) for col, _, places in view] for _, row in rows.iterrows()]
 
 
+HEAD_CHARS = 150
+"""Characters of a drainage area's heading line (7 pt bold across the page's 10.3 in: the
+composite CN, C and impervious share used to run off the right edge)."""
+
+
 def calc_sheet_figure(table: pd.DataFrame, *, title: str) -> Figure:
     """Draw the sheet as one landscape letter page: sub-areas, storms, Tc and WQv per area.
 
@@ -218,18 +224,20 @@ def calc_sheet_figure(table: pd.DataFrame, *, title: str) -> Figure:
                 f"; {comp.scenario} CN {comp.cn_weighted:.2f} -> {comp.cn:.0f}, "
                 f"C {comp.c:.3f}, impervious {comp.impervious_percent:.1f}%"
             )
-        if used + len(subs) + len(storms) + 4 > MAX_PAGE_ROWS:
+        head = "\n".join(textwrap.wrap(head, HEAD_CHARS, subsequent_indent="    "))
+        head_lines = head.count("\n") + 1
+        if used + len(subs) + len(storms) + 3 + head_lines > MAX_PAGE_ROWS:
             pieces.append(("Further drainage areas left out: see calcsheet.csv", [], []))
             break
-        used += len(subs) + len(storms) + 4
+        used += len(subs) + len(storms) + 3 + head_lines
         pieces.append((head, _cells(subs, SUBAREA_VIEW), [h for _, h, _ in SUBAREA_VIEW]))
         pieces.append(("", _cells(storms, STORM_VIEW), [h for _, h, _ in STORM_VIEW]))
     row_h = 0.84 / max(used, 12)
     top = 0.90
     for head, cells, columns in pieces:
         if head:
-            fig.text(0.03, top, head, fontsize=7, weight="bold", va="top")
-            top -= row_h
+            fig.text(0.03, top, head, fontsize=7, weight="bold", va="top", linespacing=1.3)
+            top -= row_h * (head.count("\n") + 1)
         if not cells:
             continue
         height = row_h * (len(cells) + 1)
