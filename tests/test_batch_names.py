@@ -148,7 +148,7 @@ def test_check_writes_one_sheet_per_proposal_and_an_index(tmp_path: Path) -> Non
     for stem in stems.values():
         assert {f"{stem}.pdf", f"timeline_{stem}.png"} <= names
     assert "calcsheet.csv" in names
-    with (out / "index.csv").open(encoding="utf-8") as handle:
+    with (out / "index.csv").open(encoding="utf-8-sig") as handle:
         index = {row["proposal_id"]: row for row in csv.DictReader(handle)}
     assert set(index) == set(ids)
     for pid, stem in stems.items():

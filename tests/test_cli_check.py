@@ -63,7 +63,7 @@ def run(*args: str) -> object:
 
 
 def summary(out: Path) -> dict[tuple[str, str], dict[str, str]]:
-    with (out / "summary.csv").open(encoding="utf-8") as handle:
+    with (out / "summary.csv").open(encoding="utf-8-sig") as handle:
         return {(r["rule_id"], r["subject_id"]): r for r in csv.DictReader(handle)}
 
 
@@ -199,7 +199,7 @@ def test_waiver_clears_fail_on_and_stays_visible(town: tuple[Path, Path], tmp_pa
     gpkg = gpd.read_file(out / "findings.gpkg", layer="findings_polygons")
     assert gpkg.set_index("subject_id").loc["P-1", "waiver_reason"] == "Permit SW-2026-14 issued"
     assert "expired on 2020-01-01 and was not applied" in result.stderr
-    with (out / "waivers.csv").open(encoding="utf-8") as handle:
+    with (out / "waivers.csv").open(encoding="utf-8-sig") as handle:
         assert [r["status"] for r in csv.DictReader(handle)] == ["applied", "expired"]
 
 

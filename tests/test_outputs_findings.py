@@ -156,7 +156,7 @@ def test_geopackage_layers_in_working_crs(tmp_path: Path, ruleset: Ruleset) -> N
 def test_summary_csv_and_table(tmp_path: Path, ruleset: Ruleset) -> None:
     found = sample_findings(ruleset)
     path = write_summary_csv(tmp_path / "summary.csv", found)
-    with path.open(encoding="utf-8") as handle:
+    with path.open(encoding="utf-8-sig") as handle:
         rows = list(csv.DictReader(handle))
     assert list(rows[0]) == list(SUMMARY_COLUMNS)
     assert [r["outcome"] for r in rows] == ["fail", "review", "required", "info", "pass"]
@@ -201,5 +201,9 @@ def test_check_outputs_refuse_before_writing_anything(tmp_path: Path, ruleset: R
         "summary.xlsx",  # the same findings for Excel, a sheet per application
         "calcsheet.csv",  # the runoff rules' sheet: here every line says what data is missing
     ]
-    assert (tmp_path / "summary.csv").read_text(encoding="utf-8").startswith("proposal_id,rule_id")
+    assert (
+        (tmp_path / "summary.csv").read_text(encoding="utf-8-sig").startswith("proposal_id,rule_id")
+    )
+    # a UTF-8 byte-order mark first, so Excel shows "§" as "§" and not "Â§"
+    assert (tmp_path / "summary.csv").read_bytes().startswith(b"\xef\xbb\xbfproposal_id,")
     assert not list(tmp_path.glob(".*tmp*"))  # no temporary file left behind

@@ -29,13 +29,13 @@ def invoke(args: list[str]) -> Result:
 
 
 def read_rows(path: Path) -> list[dict[str, str]]:
-    with path.open(encoding="utf-8", newline="") as handle:
+    with path.open(encoding="utf-8-sig", newline="") as handle:
         return list(csv.DictReader(handle))
 
 
 def assert_no_formula(path: Path) -> None:
     """No cell of the file (header included) begins with a formula character."""
-    with path.open(encoding="utf-8", newline="") as handle:
+    with path.open(encoding="utf-8-sig", newline="") as handle:
         for row in csv.reader(handle):
             for cell in row:
                 if cell.startswith(FORMULA_STARTS):

@@ -32,7 +32,7 @@ from gis_sw.batch.chunks import CONTEXT_KINDS
 from gis_sw.batch.run import ScreenResult
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.outputs.atomic import atomic_path, check_all_writable, output_group
-from gis_sw.outputs.csvcells import csv_frame
+from gis_sw.outputs.csvcells import CSV_ENCODING, csv_frame
 from gis_sw.ruleset import Ruleset
 
 log = logging.getLogger(__name__)
@@ -253,7 +253,7 @@ def _write_batch_set(
             parcels, out_dir / f"parcels.{fmt}", overwrite=overwrite
         )
     with atomic_path(out_dir / "problems.csv", overwrite=overwrite) as tmp:
-        csv_frame(result.prepared.problems).to_csv(tmp, index=False)
+        csv_frame(result.prepared.problems).to_csv(tmp, index=False, encoding=CSV_ENCODING)
     written["problems.csv"] = out_dir / "problems.csv"
     finding_zones = None
     if findings is not None:
@@ -267,7 +267,7 @@ def _write_batch_set(
                 written[path.name] = path
     summary = summary_table(result.rows, findings, finding_zones, missing=missing_layers(layers))
     with atomic_path(out_dir / "summary.csv", overwrite=overwrite) as tmp:
-        csv_frame(summary).to_csv(tmp, index=False)
+        csv_frame(summary).to_csv(tmp, index=False, encoding=CSV_ENCODING)
     written["summary.csv"] = out_dir / "summary.csv"
     if overview:
         overview_path = write_overview_map(

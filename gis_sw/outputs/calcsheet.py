@@ -19,7 +19,7 @@ from gis_sw.errors import RulesetError
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.proposals import Proposals
 from gis_sw.outputs.atomic import atomic_path
-from gis_sw.outputs.csvcells import csv_frame
+from gis_sw.outputs.csvcells import CSV_ENCODING, csv_frame
 from gis_sw.ruleset import Ruleset
 
 logger = logging.getLogger(__name__)
@@ -75,7 +75,7 @@ def write_calc_sheet(table: pd.DataFrame, path: str | Path, *, overwrite: bool =
     """
     target = Path(path)
     with atomic_path(target, overwrite=overwrite) as tmp:
-        csv_frame(rounded(table)).to_csv(tmp, index=False, encoding="utf-8")
+        csv_frame(rounded(table)).to_csv(tmp, index=False, encoding=CSV_ENCODING)
     return target
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from gis_sw.analysis.calendar import ConstructionCalendar
 from gis_sw.outputs.atomic import check_writable, write_bytes_atomic, write_text_atomic
-from gis_sw.outputs.csvcells import csv_row
+from gis_sw.outputs.csvcells import csv_row, excel_text
 from gis_sw.outputs.timeline import timeline_path
 
 CSV_COLUMNS = ("proposal_id", "date", "kind", "summary", "description", "uid")
@@ -200,7 +200,7 @@ def write_calendar(
         check_writable(path, overwrite=overwrite)
     rows = calendar_rows(calendar, proposal_id=str(proposal_id))
     title = name or f"Stormwater duties: {proposal_id}"
-    write_text_atomic(csv_path, calendar_csv_text(rows), overwrite=overwrite)
+    write_text_atomic(csv_path, excel_text(calendar_csv_text(rows)), overwrite=overwrite)
     write_bytes_atomic(
         ics_path, ics_bytes(rows, name=title, generated=generated), overwrite=overwrite
     )

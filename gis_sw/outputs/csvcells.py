@@ -17,7 +17,30 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-__all__ = ["FORMULA_STARTS", "csv_cell", "csv_frame", "csv_row", "unescape_cell"]
+__all__ = [
+    "CSV_ENCODING",
+    "EXCEL_BOM",
+    "FORMULA_STARTS",
+    "csv_cell",
+    "csv_frame",
+    "csv_row",
+    "excel_text",
+    "unescape_cell",
+]
+
+EXCEL_BOM = "\ufeff"
+"""UTF-8 byte-order mark: without it Excel reads a CSV as the local code page and shows
+"§ 183-12A" as "Â§ 183-12A".  Every CSV gis_sw writes starts with it; pandas, Python's
+``csv`` module with ``encoding="utf-8-sig"``, QGIS and LibreOffice read it as UTF-8."""
+
+CSV_ENCODING = "utf-8-sig"
+"""The encoding of every CSV gis_sw writes (UTF-8 with :data:`EXCEL_BOM`)."""
+
+
+def excel_text(text: str) -> str:
+    """CSV text as gis_sw writes it: with :data:`EXCEL_BOM` in front (once)."""
+    return text if text.startswith(EXCEL_BOM) else EXCEL_BOM + text
+
 
 FORMULA_STARTS: tuple[str, ...] = ("=", "+", "-", "@", "\t", "\r")
 """First characters that make a spreadsheet read a cell as a formula."""

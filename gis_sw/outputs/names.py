@@ -36,6 +36,7 @@ from pathlib import Path
 import pandas as pd
 
 from gis_sw.outputs.atomic import write_text_atomic
+from gis_sw.outputs.csvcells import excel_text
 
 HASH_CHARS = 10
 """Hex digits of the hash suffix (40 bits: a clash of two ids is a one-in-a-trillion event,
@@ -194,4 +195,4 @@ def write_index(
     """
     buffer = io.StringIO()
     index_frame(stems, files_by_id(stems, paths)).to_csv(buffer, index=False, lineterminator="\n")
-    return write_text_atomic(path, buffer.getvalue(), overwrite=overwrite)
+    return write_text_atomic(path, excel_text(buffer.getvalue()), overwrite=overwrite)

@@ -44,7 +44,7 @@ from gis_sw.outputs.atomic import (
     write_text_atomic,
 )
 from gis_sw.outputs.calcsheet import write_run_calc_sheet
-from gis_sw.outputs.csvcells import csv_frame
+from gis_sw.outputs.csvcells import csv_frame, excel_text
 from gis_sw.outputs.deliverable import Progress, report_paths, write_application_reports
 from gis_sw.outputs.excel import write_summary_xlsx
 from gis_sw.outputs.geojson import FAMILY_FILES, write_findings_geojson
@@ -155,7 +155,9 @@ def write_check_outputs(
                 buffer, index=False, lineterminator="\n"
             )
             written.append(
-                write_text_atomic(out_dir / "waivers.csv", buffer.getvalue(), overwrite=overwrite)
+                write_text_atomic(
+                    out_dir / "waivers.csv", excel_text(buffer.getvalue()), overwrite=overwrite
+                )
             )
         if maps is not None:  # a chart per proposal only when drawings are asked for
             written += write_timelines(

@@ -16,7 +16,7 @@ import pandas as pd
 
 from gis_sw.analysis.wording import figure_pair
 from gis_sw.outputs.atomic import write_text_atomic
-from gis_sw.outputs.csvcells import csv_frame
+from gis_sw.outputs.csvcells import csv_frame, excel_text
 from gis_sw.redact import printable
 
 __all__ = [
@@ -68,7 +68,7 @@ def write_summary_csv(path: str | Path, findings: pd.DataFrame, *, overwrite: bo
     """
     buffer = io.StringIO()
     csv_frame(summary_frame(findings)).to_csv(buffer, index=False, lineterminator="\n")
-    return write_text_atomic(path, buffer.getvalue(), overwrite=overwrite)
+    return write_text_atomic(path, excel_text(buffer.getvalue()), overwrite=overwrite)
 
 
 def format_value(value: object, unit: str) -> str:
