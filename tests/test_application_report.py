@@ -237,3 +237,85 @@ def test_sample_p07_report_and_index(tmp_path: Path, ruleset: Ruleset) -> None:
     assert len(reader.pages) == 3  # two summary pages and the phasing chart
     page = (tmp_path / "index.html").read_text(encoding="utf-8")
     assert f'href="{pid}/report.pdf"' in page
+
+
+@pytest.fixture(scope="module")
+def sample_reports(tmp_path_factory: pytest.TempPathFactory, ruleset: Ruleset) -> dict[str, Path]:
+    from gis_sw.analysis.engine import run_rules
+    from gis_sw.layers.read import read_layers, read_proposals
+    from gis_sw.outputs.deliverable import write_application_reports
+
+    sample = Path(__file__).parent.parent / "data" / "sample"
+    layers = read_layers(sample / "layers.toml", ruleset=ruleset)
+    proposals = read_proposals(sample / "proposals.gpkg", ruleset=ruleset)
+    ids = ["P01-addition-r10", "P07-commercial-phased-7ac"]
+    findings = run_rules(layers, proposals, ruleset)
+    out = tmp_path_factory.mktemp("reports")
+    written = write_application_reports(
+        out,
+        findings,
+        layers=layers,
+        proposals=proposals,
+        ruleset=ruleset,
+        stem=lambda p: p,
+        proposal_ids=ids,
+    )
+    return dict(zip(ids, written, strict=False))
+
+
+@pytest.mark.parametrize(
+    ("pid", "lines"),
+    [
+        pytest.param(
+            "P01-addition-r10",
+            [
+                "Cannot be cleared by screening",
+                (
+                    "SW101 Town stormwater management control permit threshold (§ 183-12A): "
+                    "120 sq ft against 100 sq ft"
+                ),
+            ],
+            id="P01-permit-for-120-sqft-in-R-10",
+        ),
+        pytest.param(
+            "P07-commercial-phased-7ac",
+            [
+                "Does not comply as proposed: 1 rule fails",
+                (
+                    "SW101 Town stormwater management control permit threshold (§ 183-12A): "
+                    "304,920 sq ft against 250 sq ft"
+                ),
+                (
+                    "SW102 Land development activity: SWPPP and SPDES construction permit "
+                    "(§ 183-6, § 183-7A): 7.00 acres against 1.00 acres"
+                ),
+                "FAIL SW301 Not more than five acres disturbed at any one time",
+                "(measured 5.50 acres, limit 5.00 acres)",
+            ],
+            id="P07-five-acre-fail",
+        ),
+    ],
+)
+def test_page_one_of_the_sample_reports(sample_reports, tmp_path, pid, lines) -> None:
+    import shutil
+    import subprocess
+
+    from PIL import Image
+
+    path = sample_reports[pid]
+    first = " ".join(PdfReader(str(path)).pages[0].extract_text().split())
+    for line in lines:
+        assert line in first, line
+    if shutil.which("pdftoppm") is None:
+        pytest.skip("poppler's pdftoppm is not installed (apt-get install poppler-utils)")
+    stem = tmp_path / "page"
+    subprocess.run(
+        ["pdftoppm", "-png", "-r", "50", "-f", "1", "-l", "1", "-singlefile", str(path), str(stem)],
+        check=True,
+    )
+    import numpy as np
+
+    image = np.asarray(Image.open(stem.with_suffix(".png")).convert("L"))
+    assert image.shape == (550, 425)  # letter at 50 dpi
+    dark = int((image < 128).sum())
+    assert dark > 2_000  # text on the page, not a blank sheet

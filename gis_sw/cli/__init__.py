@@ -89,8 +89,9 @@ def _show_traceback(verbose: bool) -> None:
     The exit code stays the one the error gives (2 bad input, 3 a bug): ``-v`` shows more,
     it never changes what a script sees.
     """
-    if verbose:
-        click.echo(traceback.format_exc().rstrip(), err=True)
+    if verbose:  # passwords masked line by line (a driver's message may quote one)
+        text = traceback.format_exc().rstrip()
+        click.echo("\n".join(shown(line) for line in text.splitlines()), err=True)
 
 
 def _is_environment_error(exc: BaseException) -> bool:
