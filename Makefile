@@ -17,8 +17,8 @@ demo: $(STAMP)
 	@echo "Findings, maps and the web map are in out/demo/ (open out/demo/webmap.html)."
 
 lint: $(STAMP)
-	$(BIN)/ruff check gis_sw tests benchmarks
-	$(BIN)/ruff format --check gis_sw tests benchmarks
+	$(BIN)/ruff check gis_sw tests benchmarks tools
+	$(BIN)/ruff format --check gis_sw tests benchmarks tools
 	$(BIN)/mypy
 
 test: $(STAMP) lint
