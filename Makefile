@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(BIN)/gis-sw check data/sample/proposals.gpkg --layers data/sample/layers.toml --out out/demo --overwrite --fail-on never
-	@echo "Findings, maps and the web map are in out/demo/ (open out/demo/webmap.html)."
+	@echo "Open out/demo/index.html: every application with its verdict, its report.pdf, its sheets and the web map."
 
 lint: $(STAMP)
 	$(BIN)/ruff check gis_sw tests benchmarks tools
