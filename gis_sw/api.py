@@ -29,6 +29,7 @@ What is cut out, and why it gives the same findings as the whole town:
 - plus, for every proposal geometry, its nearest feature of every layer at any distance
   (ties included), so the separation report (SW208) finds the same nearest well, wetland
   and water body however far away they are;
+- a layer of at most :data:`WHOLE_LAYER_FEATURES` features is kept whole;
 - features keep their order in the layer, and a layer whose id column is optional has its
   missing ids written as ``#<row>`` (the row in the whole layer), the name the checks give
   such a feature, so messages name the same features.
@@ -70,6 +71,10 @@ __all__ = ["SETBACK_COLUMNS", "Screening", "Town", "read_proposals", "read_town"
 
 REACH_MARGIN_FT = 10.0
 """Added to the largest distance of the ruleset when cutting out a proposal's neighbourhood."""
+WHOLE_LAYER_FEATURES = 64
+"""A layer of at most this many features is handed to the checks whole: a nearest-feature
+search among a few large polygons (floodplain, impaired waters) costs more than the checks
+spend on them, and the whole layer holds every feature the cut-out would."""
 
 
 def _largest_distance_ft(ruleset: Ruleset) -> float:
@@ -227,7 +232,7 @@ class Town:
         )
         vectors: dict[str, gpd.GeoDataFrame] = {}
         for kind, tree in self._trees.items():
-            if len(self._geoms[kind]) == 0:
+            if len(self._geoms[kind]) <= WHOLE_LAYER_FEATURES:
                 vectors[kind] = self._frames[kind]
                 continue
             rows = tree.query(region)

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 import tempfile
 import time
@@ -109,6 +110,13 @@ def _asset(where: str, name: str) -> bytes:
 
 def _error(message: str, status: int = 400) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
+
+
+def _text(value: Any) -> Any:
+    """A finding's text cell as JSON: missing as null, anything else as text."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return value if isinstance(value, str) else str(value)
 
 
 def _number(value: Any) -> float | None:
@@ -294,30 +302,7 @@ class App:
         screening = await run_in_threadpool(self.town.screen, proposals, siting=False)
         screened = time.perf_counter()
         findings = screening.findings
-        rows = []
-        for r in findings.itertuples(index=False):
-            rows.append(
-                {
-                    "finding_id": r.finding_id,
-                    "rule_id": r.rule_id,
-                    "title": r.title,
-                    "citation": r.citation,
-                    "outcome": r.outcome,
-                    "severity": r.severity,
-                    "message": r.message,
-                    "subject_id": r.subject_id,
-                    "measured": _number(r.measured),
-                    "threshold": _number(r.threshold),
-                    "unit": r.unit,
-                    "waived": bool(r.waived),
-                }
-            )
-        geoms = findings.geometry.to_numpy()
-        drawn = findings[
-            ~(shapely.is_missing(geoms) | shapely.is_empty(geoms))
-            & (shapely.get_type_id(geoms) != 0)
-        ]
-        lines = self._fc(drawn, ("rule_id", "outcome", "subject_id", "message"))
+        rows, lines = self._encode_findings(findings)
         now = time.perf_counter()
         elapsed = (now - started) * 1000
         parts = {
@@ -330,11 +315,49 @@ class App:
             {
                 "proposal_id": proposals.ids[0] if proposals.ids else None,
                 "findings": rows,
-                "geometries": lines,
+                "geometries": {"type": "FeatureCollection", "features": lines},
                 "server_ms": round(elapsed, 1),
             },
             headers={"Server-Timing": f"{timing}, check;dur={elapsed:.1f}"},
         )
+
+    def _encode_findings(self, findings: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The findings panel's rows and the map's finding geometries (EPSG:4326).
+
+        Column arrays and the app's one transformer, not a frame per row and a CRS per call:
+        this runs on every edit.
+        """
+        names = (
+            "finding_id", "rule_id", "title", "citation", "outcome", "severity", "message",
+            "subject_id", "measured", "threshold", "unit", "waived",
+        )  # fmt: skip
+        cols = {c: findings[c].to_numpy() for c in names}
+        rows = []
+        for i in range(len(findings)):
+            row = {c: _text(cols[c][i]) for c in names}
+            row["measured"] = _number(cols["measured"][i])
+            row["threshold"] = _number(cols["threshold"][i])
+            row["waived"] = bool(cols["waived"][i])
+            rows.append(row)
+        geoms = np.asarray(findings.geometry.to_numpy(), dtype=object)
+        drawn = np.flatnonzero(
+            ~(shapely.is_missing(geoms) | shapely.is_empty(geoms))
+            & (shapely.get_type_id(geoms) != 0)
+        )
+        lines: list[dict[str, Any]] = []
+        if len(drawn):
+            wgs = shapely.transform(geoms[drawn], self._degrees)
+            texts = shapely.to_geojson(shapely.set_precision(wgs, 1e-7))
+            for i, text in zip(drawn.tolist(), texts, strict=True):
+                props = {
+                    c: _text(cols[c][i]) for c in ("rule_id", "outcome", "subject_id", "message")
+                }
+                lines.append({"type": "Feature", "properties": props, "geometry": json.loads(text)})
+        return rows, lines
+
+    def _degrees(self, xy: np.ndarray) -> np.ndarray:
+        lon, lat = self.to_wgs.transform(xy[:, 0], xy[:, 1])
+        return np.column_stack([lon, lat])
 
     async def upload(self, request: Request) -> Response:
         name = request.query_params.get("filename", "proposals.gpkg")
