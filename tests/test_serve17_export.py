@@ -20,6 +20,7 @@ import pytest
 
 from gis_sw.analysis.engine import run_rules
 from gis_sw.api import read_town
+from gis_sw.layers.build import make_proposals
 from gis_sw.layers.read import read_proposals
 from gis_sw.serve import app as serve_app
 from tests.test_serve_api import WEST, document
@@ -161,3 +162,28 @@ def test_bad_export_requests(client):
         headers={"Content-Type": "application/json"},
     )
     assert big.status_code == 413
+
+
+@pytest.mark.parametrize("steps", [(9.99, 10.0, 10.01, 9.99)])
+def test_a_drag_gives_the_findings_of_a_fresh_check(town, steps):
+    """Successive re-checks of one document with the device moved (the remembered proposal
+    without its devices, the remembered nearest features) give what run_rules gives on the
+    whole town for the same proposal built afresh."""
+    from gis_sw.analysis.findings import FINDING_COLUMNS
+    from gis_sw.serve.codec import parse_document
+
+    for d in steps:
+        proposals = parse_document(document(WEST + d), town.ruleset)
+        live = town.screen(proposals, siting=False).findings
+        fresh = make_proposals(
+            town.crs,
+            proposals.disturbance.copy(),
+            proposals.devices.copy(),
+            proposals.attributes.reset_index(),
+            source="<page>",
+        )
+        whole = run_rules(town.layers, fresh, town.ruleset)
+        pd.testing.assert_frame_equal(live, whole[list(FINDING_COLUMNS)])
+        sw205 = live[live["rule_id"] == "SW205"].iloc[0]
+        assert sw205["outcome"] == ("fail" if d < 10.0 else "pass")
+        assert sw205["measured"] == pytest.approx(d, abs=0.005)
