@@ -146,3 +146,66 @@ def test_complete_findings_equals_reference_and_refuses_duplicates(ruleset):
     twice = gpd.GeoDataFrame(pd.concat([rows, rows.iloc[[3]]], ignore_index=True), crs=CRS)
     with pytest.raises(RuntimeError, match=r"share one .*'subject_id': 'Éa'"):
         engine.complete_findings(twice, ruleset)
+
+
+def pandas_rows(rule_id: str, n: int, **columns: object) -> gpd.GeoDataFrame:
+    """Check rows the plain pandas way: a frame of lists, then each column converted."""
+    geometry = columns.pop("geometry", None)
+
+    def col(value: object) -> list[object]:
+        if isinstance(value, list | np.ndarray | pd.Series) and not isinstance(value, str):
+            return list(value)
+        return [value] * n
+
+    defaults = {"measured": np.nan, "threshold": np.nan, "unit": ""}
+    names = ["proposal_id", "subject_id", "outcome", "message", "measured", "threshold", "unit"]
+    frame = pd.DataFrame(
+        {"rule_id": [rule_id] * n, **{k: col(columns.get(k, defaults.get(k))) for k in names}}
+    )
+    frame["outcome"] = [str(o) for o in frame["outcome"]]
+    for name in ("proposal_id", "subject_id"):
+        frame[name] = frame[name].astype(str)
+    for name in ("measured", "threshold"):
+        frame[name] = pd.to_numeric(frame[name], errors="coerce").astype("float64")
+    frame["geometry"] = gpd.GeoSeries(col(geometry), crs=CRS).to_numpy()
+    return gpd.GeoDataFrame(frame, geometry="geometry", crs=CRS)
+
+
+@pytest.mark.parametrize(
+    ("n", "columns"),
+    [
+        pytest.param(
+            0, {"proposal_id": [], "subject_id": [], "outcome": [], "message": []}, id="empty"
+        ),
+        pytest.param(
+            2,
+            {"proposal_id": "P", "subject_id": ["a", None], "outcome": "pass",
+             "message": ["x", None], "measured": [None, np.nan]},
+            id="missing",
+        ),
+        pytest.param(
+            2,
+            {"proposal_id": [1, 2], "subject_id": [1.0, np.nan], "outcome": ["fail", "pass"],
+             "message": [1, "b"], "measured": ["5", "x"], "threshold": [True, 3],
+             "unit": [None, "ft"]},
+            id="numbers-and-text",
+        ),
+        pytest.param(
+            2,
+            {"proposal_id": np.array(["a", "b"]), "subject_id": pd.Series(["x", "y"], index=[5, 6]),
+             "outcome": "info", "message": "m", "measured": np.array([1, 2]),
+             "threshold": np.float32(2.5), "geometry": [shapely.Point(0, 0), None]},
+            id="arrays",
+        ),
+        pytest.param(
+            1,
+            {"proposal_id": ["a"], "subject_id": [pd.NA], "outcome": "review", "message": "m",
+             "measured": [np.int64(7)], "threshold": [pd.NA]},
+            id="na",
+        ),
+    ],
+)  # fmt: skip
+def test_make_findings_equals_pandas_reference(n, columns):
+    got = make_findings("SW205", CRS, **columns)  # type: ignore[arg-type]
+    pd.testing.assert_frame_equal(got, pandas_rows("SW205", n, **columns), check_exact=True)
+    assert str(got.crs) == CRS

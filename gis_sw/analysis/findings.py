@@ -85,7 +85,7 @@ _NUMBER_TYPES = (float, int, np.floating, np.integer, type(None))
 
 def _text_ids(values: list[Any]) -> Any:
     """Ids as text, as ``astype(str)`` of a column of ``values`` gives (missing stays missing)."""
-    if all(type(v) is str for v in values):
+    if values and all(type(v) is str for v in values):
         return values
     return pd.Series(values).astype(str)
 
