@@ -188,7 +188,7 @@ def parse_document(doc: Any, ruleset: Ruleset) -> Proposals:
         "base",
         layer_keys["disturbance"],
         layer_keys.get("impervious"),
-        key,
+        key,  # the attributes table's text
         proposal_id,
     )
     with _LOCK:
