@@ -42,6 +42,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import math
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,6 +71,8 @@ __all__ = ["SETBACK_COLUMNS", "Screening", "Town", "read_proposals", "read_town"
 
 REACH_MARGIN_FT = 10.0
 """Added to the largest distance of the ruleset when cutting out a proposal's neighbourhood."""
+NEAREST_CACHE_SIZE = 4096
+"""(layer, geometry) pairs whose nearest features a :class:`Town` remembers."""
 
 
 def _largest_distance_ft(ruleset: Ruleset) -> float:
@@ -130,6 +133,9 @@ class Town:
         self._trees: dict[str, shapely.STRtree] = {}
         self._geoms: dict[str, np.ndarray] = {}
         self._frames: dict[str, gpd.GeoDataFrame] = {}
+        self._bounds: tuple[float, float, float, float] | None = None
+        self._near_cache: dict[tuple[str, bytes], np.ndarray] = {}
+        self._near_lock = threading.Lock()
         for kind, layer in layers.vectors.items():
             frame = _named(layer.reset_index(drop=True), kind)
             geoms = np.asarray(frame.geometry.to_numpy(), dtype=object)
@@ -154,17 +160,20 @@ class Town:
 
     @property
     def bounds(self) -> tuple[float, float, float, float]:
-        """Extent of every vector layer, working CRS."""
+        """Extent of every vector layer, working CRS (computed once: the layers are read once)."""
+        if self._bounds is not None:
+            return self._bounds
         boxes = [shapely.total_bounds(g) for g in self._geoms.values() if len(g)]
         if not boxes:
             return (math.nan, math.nan, math.nan, math.nan)
         arr = np.array(boxes)
-        return (
+        self._bounds = (
             float(arr[:, 0].min()),
             float(arr[:, 1].min()),
             float(arr[:, 2].max()),
             float(arr[:, 3].max()),
         )
+        return self._bounds
 
     def __repr__(self) -> str:
         counts = ", ".join(f"{k} {len(g)}" for k, g in self._geoms.items())
@@ -226,12 +235,13 @@ class Town:
             float(every[:, 3].max()) + self.reach_ft,
         )
         vectors: dict[str, gpd.GeoDataFrame] = {}
+        keys = shapely.to_wkb(arr)
         for kind, tree in self._trees.items():
             if len(self._geoms[kind]) == 0:
                 vectors[kind] = self._frames[kind]
                 continue
             rows = tree.query(region)
-            _, nearest = tree.query_nearest(arr, all_matches=True)
+            nearest = self._nearest(kind, arr, keys)
             keep = np.unique(np.concatenate([rows, nearest, extra.get(kind, rows[:0])]))
             vectors[kind] = self._frames[kind].iloc[keep]
         return LayerSet(
@@ -241,6 +251,30 @@ class Town:
             reports=self.layers.reports,
             source=self.layers.source,
         )
+
+    def _nearest(self, kind: str, geoms: np.ndarray, keys: np.ndarray) -> np.ndarray:
+        """Rows of ``kind`` nearest to each of ``geoms`` (ties included), remembered by the
+        geometry's WKB: while a device is dragged the disturbance and the other devices do
+        not move, and a nearest search among a few large polygons costs milliseconds."""
+        found: list[np.ndarray] = []
+        missing: list[int] = []
+        with self._near_lock:
+            for i, key in enumerate(keys.tolist()):
+                hit = self._near_cache.get((kind, key))
+                if hit is None:
+                    missing.append(i)
+                else:
+                    found.append(hit)
+        if missing:
+            where, rows = self._trees[kind].query_nearest(geoms[missing], all_matches=True)
+            with self._near_lock:
+                for j, i in enumerate(missing):
+                    mine = rows[where == j]
+                    found.append(mine)
+                    while len(self._near_cache) >= NEAREST_CACHE_SIZE:
+                        self._near_cache.pop(next(iter(self._near_cache)))
+                    self._near_cache[(kind, keys[i])] = mine
+        return np.concatenate(found) if found else np.empty(0, dtype=np.intp)
 
     # -- screening ------------------------------------------------------------------------------
 

@@ -3,7 +3,8 @@
 Start the server on a free port with the sample town, choose a lot by search, draw the
 limits of disturbance, place a device 9 ft from the lot line (SW205 fail shown), drag it to
 11 ft (pass shown while the mouse is still down), give it a hostile id, export the
-GeoPackage, and `gis-sw check` the exported file: the same findings.  No request leaves
+GeoPackage, the findings CSV and the sheet PDF, and `gis-sw check` the exported file: the
+same findings, and the page's CSV is its summary.csv.  No request leaves
 127.0.0.1 and the hostile id never runs.
 """
 
@@ -18,6 +19,7 @@ import time
 from pathlib import Path
 
 import pyogrio
+import pypdf
 import pytest
 from pyproj import Transformer
 
@@ -182,6 +184,16 @@ def test_live_placement_in_chromium(server, tmp_path):
             download.value.save_as(exported)
             final = page.evaluate("window.gswApp.lastCheck")
 
+            # the findings as CSV and the sheet PDF, from the page's buttons
+            with page.expect_download() as download:
+                page.click("#export-findings-csv")
+            findings_csv = tmp_path / download.value.suggested_filename
+            download.value.save_as(findings_csv)
+            with page.expect_download(timeout=60000) as download:
+                page.click("#export-sheet")
+            sheet_pdf = tmp_path / download.value.suggested_filename
+            download.value.save_as(sheet_pdf)
+
             # open the sample proposals file and pick one of its proposals
             page.set_input_files("#upload", str(SAMPLE / "proposals.gpkg"))
             page.wait_for_selector("#documents-label:not([hidden])")
@@ -233,6 +245,13 @@ def test_live_placement_in_chromium(server, tmp_path):
     )
     assert sorted(cli, key=lambda r: (r[0], r[1])) == page_rows
     assert ("SW205", EVIL, "pass") in {(r[0], r[1], r[2]) for r in cli}
+    # the page's findings CSV is `gis-sw check`'s summary.csv of the exported file
+    assert findings_csv.name.endswith("-findings.csv")
+    assert findings_csv.read_bytes() == (out / "summary.csv").read_bytes()
+    assert sheet_pdf.suffix == ".pdf"
+    sheet_text = "\n".join(p.extract_text() for p in pypdf.PdfReader(sheet_pdf).pages)
+    assert f"Parcels: {LOT}" in sheet_text
+    assert "STORMWATER SCREENING MAP" in sheet_text
 
     assert errors == []
     assert dialogs == []

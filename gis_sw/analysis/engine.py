@@ -12,11 +12,14 @@ subject outside the coverage of a layer the rule relies on becomes review.
 from __future__ import annotations
 
 import logging
-from typing import Literal
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import geopandas as gpd
 import numpy as np
 import pandas as pd
+from geopandas.array import from_shapely
 
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.coverage import apply_coverage, name_shared_lots
@@ -39,35 +42,123 @@ log = logging.getLogger(__name__)
 
 _OUTCOME_ORDER = {o: i for i, o in enumerate(("fail", "review", "required", "info", "pass"))}
 
+_TEXT_KEYS = ("proposal_id", "rule_id", "subject_id")
+
+
+@dataclass(frozen=True, slots=True)
+class _Columns:
+    """Check rows as plain arrays, one per column of :data:`CHECK_COLUMNS`, with the dtype
+    each column had in its frame (so the one frame built at the end has the same dtypes)."""
+
+    arrays: dict[str, np.ndarray]
+    dtypes: dict[str, Any]
+
+    def __len__(self) -> int:
+        return len(self.arrays["rule_id"])
+
+
+def _columns_of(rows: pd.DataFrame) -> _Columns:
+    arrays, dtypes = {}, {}
+    for name in CHECK_COLUMNS:
+        column = rows[name]
+        arrays[name] = np.asarray(column.to_numpy(), dtype=object if name == "geometry" else None)
+        dtypes[name] = column.dtype
+    return _Columns(arrays, dtypes)
+
+
+def _joined(parts: list[_Columns], frames: list[gpd.GeoDataFrame]) -> _Columns:
+    """All the rows of ``parts``; where the parts' dtypes differ, as ``pd.concat`` joins them."""
+    if len(parts) == 1:
+        return parts[0]
+    first = parts[0].dtypes
+    if any(p.dtypes != first for p in parts[1:]):
+        return _columns_of(pd.concat([f[list(CHECK_COLUMNS)] for f in frames], ignore_index=True))
+    return _Columns(
+        {c: np.concatenate([p.arrays[c] for p in parts]) for c in CHECK_COLUMNS}, dict(first)
+    )
+
+
+def _sort_codes(values: np.ndarray) -> np.ndarray:
+    """Integer codes that sort as ``values`` sort (missing values last)."""
+    missing = pd.isna(values)
+    codes = np.full(len(values), len(values), dtype=np.int64)
+    present = ~missing
+    if present.any():
+        _, inverse = np.unique(values[present], return_inverse=True)
+        codes[present] = inverse
+    return codes
+
+
+def _complete(rows: _Columns, ruleset: Ruleset, crs: Any) -> gpd.GeoDataFrame:
+    """The findings frame of check rows: one frame, built once, sorted."""
+    n = len(rows)
+    if n == 0:
+        return empty_findings(ruleset.working_crs, full=True)
+    a = rows.arrays
+    rule_ids = a["rule_id"]
+    per_rule = {}
+    for rid in dict.fromkeys(rule_ids.tolist()):
+        rule = RULES_BY_ID[rid]
+        per_rule[rid] = (ruleset.citation(rule.rule_id), rule_title(rule, ruleset), rule)
+    facts = [per_rule[r] for r in rule_ids.tolist()]
+    passive = np.isin(a["outcome"], [str(Outcome.PASS), str(Outcome.INFO)])
+    severity = [
+        str(Severity.INFO) if quiet else str(f[2].severity)
+        for quiet, f in zip(passive.tolist(), facts, strict=True)
+    ]
+    ids = [
+        finding_id(ruleset.name, ruleset.version, r, p, s)
+        for r, p, s in zip(rule_ids, a["proposal_id"], a["subject_id"], strict=True)
+    ]
+    if len(set(ids)) != n:
+        seen = Counter(ids)
+        dupes = [i for i, f in enumerate(ids) if seen[f] > 1][:3]
+        sample = [{k: a[k][i] for k in ("rule_id", "proposal_id", "subject_id")} for i in dupes]
+        raise RuntimeError(f"two findings share one (rule, proposal, subject): {sample}")
+    order = np.array([_OUTCOME_ORDER.get(o, n) for o in a["outcome"].tolist()])
+    keys = [_sort_codes(a[k]) for k in _TEXT_KEYS]
+    # np.lexsort sorts by its last key first, and is stable
+    sort = np.lexsort((keys[2], order, keys[1], keys[0]))
+    derived: dict[str, Any] = {
+        "citation": [f[0] for f in facts],
+        "title": [f[1] for f in facts],
+        "severity": severity,
+        "ruleset": [ruleset.name] * n,
+        "ruleset_version": [ruleset.version] * n,
+        "finding_id": ids,
+        "waived": [False] * n,
+        "waiver_reason": [""] * n,
+    }
+    data: dict[str, Any] = {}
+    for name in FINDING_COLUMNS:
+        if name == "geometry":
+            data[name] = from_shapely(a[name][sort], crs=crs)
+        elif name in derived:
+            values = derived[name]
+            data[name] = [values[i] for i in sort.tolist()]
+        else:
+            data[name] = pd.array(a[name][sort], dtype=rows.dtypes[name])
+    frame = pd.DataFrame(data, copy=False)
+    return gpd.GeoDataFrame(frame, geometry="geometry", copy=False)
+
 
 def complete_findings(rows: gpd.GeoDataFrame, ruleset: Ruleset) -> gpd.GeoDataFrame:
-    """Add citation, title, severity, ruleset, finding id and waiver columns to check rows."""
+    """Add citation, title, severity, ruleset, finding id and waiver columns to check rows.
+
+    Returns
+    -------
+    GeoDataFrame
+        Columns :data:`FINDING_COLUMNS` in the CRS of ``rows``, sorted by proposal, rule,
+        outcome and subject.
+
+    Raises
+    ------
+    RuntimeError
+        When two rows share one (rule, proposal, subject).
+    """
     if len(rows) == 0:
         return empty_findings(ruleset.working_crs, full=True)
-    out = rows.copy()
-    rules = [RULES_BY_ID[r] for r in out["rule_id"]]
-    out["citation"] = [ruleset.citation(r.rule_id) for r in rules]
-    out["title"] = [rule_title(r, ruleset) for r in rules]
-    passive = out["outcome"].isin([Outcome.PASS, Outcome.INFO]).to_numpy()
-    out["severity"] = np.where(passive, str(Severity.INFO), [str(r.severity) for r in rules])
-    out["ruleset"] = ruleset.name
-    out["ruleset_version"] = ruleset.version
-    out["finding_id"] = [
-        finding_id(ruleset.name, ruleset.version, r, p, s)
-        for r, p, s in zip(out["rule_id"], out["proposal_id"], out["subject_id"], strict=True)
-    ]
-    out["waived"] = False
-    out["waiver_reason"] = ""
-    dupes = out["finding_id"].duplicated(keep=False)
-    if dupes.any():
-        sample = out.loc[dupes, ["rule_id", "proposal_id", "subject_id"]].head(3).to_dict("records")
-        raise RuntimeError(f"two findings share one (rule, proposal, subject): {sample}")
-    order = out["outcome"].map(_OUTCOME_ORDER)
-    out = out.assign(_order=order).sort_values(
-        ["proposal_id", "rule_id", "_order", "subject_id"], kind="stable"
-    )
-    out = out.drop(columns="_order").reset_index(drop=True)
-    return gpd.GeoDataFrame(out[list(FINDING_COLUMNS)], geometry="geometry", crs=rows.crs)
+    return _complete(_columns_of(rows), ruleset, rows.crs)
 
 
 def _crash_rows(rule: Rule, ctx: CheckContext, exc: Exception) -> gpd.GeoDataFrame:
@@ -101,6 +192,12 @@ def run_check(
         With ``on_error="raise"``, when the check returns malformed rows; any other
         exception of the check is re-raised as is.
     """
+    return _run(rule, ctx, on_error)[list(CHECK_COLUMNS)]
+
+
+def _run(rule: Rule, ctx: CheckContext, on_error: Literal["raise", "review"]) -> gpd.GeoDataFrame:
+    """The check's rows (with every column of :data:`CHECK_COLUMNS`, maybe more), coverage
+    and shared lots applied."""
     try:
         rows = _checked(rule, rule.check(ctx))
         rows = name_shared_lots(apply_coverage(rule.rule_id, rows, ctx), ctx)
@@ -118,10 +215,10 @@ def _checked(rule: Rule, rows: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     missing = [c for c in CHECK_COLUMNS if c not in rows.columns]
     if missing:
         raise RuntimeError(f"{rule.rule_id} check returned no column(s) {missing}")
-    bad = set(rows["rule_id"]) - {rule.rule_id}
+    bad = set(rows["rule_id"].tolist()) - {rule.rule_id}
     if bad:
         raise RuntimeError(f"{rule.rule_id} check returned rows for {sorted(bad)}")
-    return rows[list(CHECK_COLUMNS)]
+    return rows
 
 
 def run_rules(
@@ -135,6 +232,10 @@ def run_rules(
     on_error: Literal["raise", "review"] = "review",
 ) -> gpd.GeoDataFrame:
     """Screen every proposal with every selected rule.
+
+    Each check's rows are taken as plain arrays and the findings frame is built once, at
+    the end (``gis-sw serve`` re-checks one proposal on every edit: a frame per rule would
+    cost more than most checks).
 
     Parameters
     ----------
@@ -155,15 +256,13 @@ def run_rules(
         outcome and subject.
     """
     ctx = context or CheckContext(layers=layers, proposals=proposals, ruleset=ruleset)
-    frames = []
+    frames, parts = [], []
     for rule in select_rules(select, ignore):
         log.debug("running %s", rule.rule_id)
-        rows = run_check(rule, ctx, on_error=on_error)
+        rows = _run(rule, ctx, on_error)
         if len(rows):
             frames.append(rows)
-    if not frames:
+            parts.append(_columns_of(rows))
+    if not parts:
         return empty_findings(ruleset.working_crs, full=True)
-    rows = gpd.GeoDataFrame(
-        pd.concat(frames, ignore_index=True), geometry="geometry", crs=ruleset.working_crs
-    )
-    return complete_findings(rows, ruleset)
+    return _complete(_joined(parts, frames), ruleset, ruleset.working_crs)

@@ -76,6 +76,27 @@ FINDING_COLUMNS: tuple[str, ...] = (
 )
 
 
+def _is_sequence(value: Any) -> bool:
+    return isinstance(value, Sequence | np.ndarray | pd.Series) and not isinstance(value, str)
+
+
+_NUMBER_TYPES = (float, int, np.floating, np.integer, type(None))
+
+
+def _text_ids(values: list[Any]) -> Any:
+    """Ids as text, as ``astype(str)`` of a column of ``values`` gives (missing stays missing)."""
+    if values and all(type(v) is str for v in values):
+        return values
+    return pd.Series(values).astype(str)
+
+
+def _numbers(values: list[Any]) -> Any:
+    """Floats, as ``pd.to_numeric(..., errors="coerce")`` of a column of ``values`` gives."""
+    if all(isinstance(v, _NUMBER_TYPES) and not isinstance(v, bool) for v in values):
+        return np.asarray(values, dtype="float64")
+    return pd.to_numeric(pd.Series(values), errors="coerce").astype("float64")
+
+
 def make_findings(
     rule_id: str,
     crs: CRS,
@@ -90,6 +111,9 @@ def make_findings(
     geometry: Sequence[Any] | Any = None,
 ) -> gpd.GeoDataFrame:
     """Build check rows; scalars are broadcast to the length of the longest sequence.
+
+    Every check calls this once or twice per run (``gis-sw serve`` re-checks on each edit),
+    so the columns are made as plain lists and arrays and the frame is built once from them.
 
     Returns
     -------
@@ -115,27 +139,28 @@ def make_findings(
     if any(length not in (n,) for length in lengths):
         raise ValueError(f"{rule_id}: finding columns have different lengths {lengths}")
 
-    def col(value: Any) -> Any:
-        if isinstance(value, Sequence | np.ndarray | pd.Series) and not isinstance(value, str):
-            return list(value)
-        return [value] * n
+    def col(value: Any) -> list[Any]:
+        return list(value) if _is_sequence(value) else [value] * n
 
-    data = {"rule_id": [rule_id] * n, **{k: col(v) for k, v in columns.items()}}
-    frame = pd.DataFrame(data)
-    frame["outcome"] = [str(Outcome(o)) for o in frame["outcome"]]
-    frame["proposal_id"] = frame["proposal_id"].astype(str)
-    frame["subject_id"] = frame["subject_id"].astype(str)
-    frame["measured"] = pd.to_numeric(frame["measured"], errors="coerce").astype("float64")
-    frame["threshold"] = pd.to_numeric(frame["threshold"], errors="coerce").astype("float64")
     if isinstance(geometry, gpd.GeoSeries):
         geoms = geometry.to_numpy()
     elif isinstance(geometry, Sequence | np.ndarray) and not isinstance(geometry, str):
         geoms = np.asarray(list(geometry), dtype=object)
     else:
         geoms = np.asarray([geometry] * n, dtype=object)
-    # a geometry array that carries the CRS: no CRS comparison (a third of this call's time)
-    frame["geometry"] = from_shapely(geoms, crs=crs)
-    return gpd.GeoDataFrame(frame, geometry="geometry")
+    data = {
+        "rule_id": [rule_id] * n,
+        "proposal_id": _text_ids(col(proposal_id)),
+        "subject_id": _text_ids(col(subject_id)),
+        "outcome": [str(Outcome(o)) for o in col(outcome)],
+        "message": col(message),
+        "measured": _numbers(col(measured)),
+        "threshold": _numbers(col(threshold)),
+        "unit": col(unit),
+        # a geometry array that carries the CRS: no CRS comparison
+        "geometry": from_shapely(geoms, crs=crs),
+    }
+    return gpd.GeoDataFrame(pd.DataFrame(data, copy=False), geometry="geometry", copy=False)
 
 
 def empty_findings(crs: CRS, *, full: bool = False) -> gpd.GeoDataFrame:

@@ -20,6 +20,7 @@ rather than an empty obligation.  ``measured`` is the number of devices.
 from __future__ import annotations
 
 import geopandas as gpd
+import numpy as np
 import shapely
 
 from gis_sw.analysis.context import CheckContext
@@ -33,19 +34,17 @@ def check_maintenance_obligations(ctx: CheckContext) -> gpd.GeoDataFrame:
         return empty_findings(ctx.crs)
     obligations = ctx.ruleset.devices.maintenance_obligations
     cite = ctx.citation("SW211")
-    frame = gpd.GeoDataFrame(
-        {
-            "proposal_id": devices["proposal_id"].astype(str).to_numpy(),
-            "device_id": devices["device_id"].astype(str).to_numpy(),
-        },
-        geometry=devices.geometry.to_numpy(),
-        crs=ctx.crs,
-    ).sort_values(["proposal_id", "device_id"], kind="stable")
-    groups = frame.groupby("proposal_id", sort=True)
-    pids = list(groups.groups)
-    listed = groups["device_id"].agg(", ".join).reindex(pids).to_numpy()
-    counts = groups.size().reindex(pids).to_numpy(dtype="float64")
-    shapes = groups.geometry.agg(lambda g: shapely.union_all(g.to_numpy())).reindex(pids)
+    pid_of = devices["proposal_id"].astype(str).to_numpy()
+    did_of = devices["device_id"].astype(str).to_numpy()
+    geom_of = devices.geometry.to_numpy()
+    # grouped in plain Python: a pandas groupby costs more than the rest of the check
+    by_pid: dict[str, list[int]] = {}
+    for i in sorted(range(len(pid_of)), key=lambda i: (pid_of[i], did_of[i])):
+        by_pid.setdefault(pid_of[i], []).append(i)
+    pids = list(by_pid)
+    listed = [", ".join(did_of[i] for i in rows) for rows in by_pid.values()]
+    counts = np.array([len(rows) for rows in by_pid.values()], dtype="float64")
+    shapes = [shapely.union_all(geom_of[rows]) for rows in by_pid.values()]
     messages = []
     for pid, ids, n in zip(pids, listed, counts, strict=True):
         noun, verb = ("device", "brings") if n == 1 else ("devices", "bring")
@@ -70,5 +69,5 @@ def check_maintenance_obligations(ctx: CheckContext) -> gpd.GeoDataFrame:
         measured=counts,
         threshold=float("nan"),
         unit="devices",
-        geometry=list(shapes),
+        geometry=shapes,
     )

@@ -21,21 +21,34 @@ Endpoints (JSON unless said; every error is ``{"error": "..."}`` with HTTP 400, 
                                          findings and their geometries (EPSG:4326)
 ``POST /api/upload?filename=``           a proposals file as the raw body → documents
 ``POST /api/export?format=gpkg|geojson`` a proposal document → the file ``gis-sw check`` reads
+``POST /api/export/findings?format=``    a proposal document, screened again → its findings as
+                                         ``csv`` (``summary.csv``) or ``geojson`` (a zip of
+                                         ``findings.geojson``, ``findings_lines.geojson``,
+                                         ``findings_points.geojson``), as ``gis-sw check`` writes
+``POST /api/export/sheet``               a proposal document, screened again → its map sheet PDF
+                                         (``gis-sw check``'s sheet, siting polygons drawn)
 =======================================  ===========================================================
 
 Limits: a proposal document is at most :data:`MAX_DOCUMENT_BYTES`, an upload at most
-:data:`MAX_UPLOAD_BYTES` (HTTP 413 beyond).  Nothing the client sends names a file on the
+:data:`MAX_UPLOAD_BYTES` (HTTP 413 beyond).  A sheet is drawn for at most
+:data:`MAX_SHEET_PAGES` pages (a map book beyond: HTTP 400, use ``gis-sw check``), and one at
+a time (HTTP 503 while another is drawn); exports are written to a fresh temporary folder and
+sent from memory.  Nothing the client sends names a file on the
 server: an upload is written to a fresh temporary folder under a fixed name with the
 extension of ``filename``, and messages name the client's file name, never that folder.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import logging
+import math
 import re
 import tempfile
+import threading
 import time
+import zipfile
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -73,6 +86,8 @@ MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 """Largest proposals file that may be uploaded (20 MiB)."""
 MAX_PARCELS = 3000
 """Most parcels one ``/api/parcels`` answer holds (the page asks when zoomed in)."""
+MAX_SHEET_PAGES = 4
+"""Most pages of a sheet PDF drawn from the page (a few seconds each)."""
 UPLOAD_SUFFIXES = (".gpkg", ".geojson", ".json", ".fgb", ".parquet", ".dxf", ".zip")
 """File kinds an upload may be (a zipped Shapefile as ``.zip``)."""
 
@@ -101,6 +116,10 @@ class TooLargeError(RequestError):
     """A body over its limit (HTTP 413)."""
 
 
+class BusyError(RequestError):
+    """Another sheet is being drawn (HTTP 503)."""
+
+
 def _asset(where: str, name: str) -> bytes:
     if where == "serve":
         return resources.files("gis_sw.serve").joinpath("static", *name.split("/")).read_bytes()
@@ -109,6 +128,18 @@ def _asset(where: str, name: str) -> bytes:
 
 def _error(message: str, status: int = 400) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
+
+
+def _hide(text: str, folder: str) -> str:
+    """A message without the server's temporary folder in it."""
+    return text.replace(folder + "/", "").replace(folder, "")
+
+
+def _text(value: Any) -> Any:
+    """A finding's text cell as JSON: missing as null, anything else as text."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return value if isinstance(value, str) else str(value)
 
 
 def _number(value: Any) -> float | None:
@@ -127,6 +158,7 @@ class App:
         self.to_town = Transformer.from_crs(WGS84, town.crs, always_xy=True)
         self.documents = to_documents(proposals) if proposals is not None else []
         self.page = _asset("serve", "index.html")
+        self._drawing = threading.Lock()
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -294,30 +326,7 @@ class App:
         screening = await run_in_threadpool(self.town.screen, proposals, siting=False)
         screened = time.perf_counter()
         findings = screening.findings
-        rows = []
-        for r in findings.itertuples(index=False):
-            rows.append(
-                {
-                    "finding_id": r.finding_id,
-                    "rule_id": r.rule_id,
-                    "title": r.title,
-                    "citation": r.citation,
-                    "outcome": r.outcome,
-                    "severity": r.severity,
-                    "message": r.message,
-                    "subject_id": r.subject_id,
-                    "measured": _number(r.measured),
-                    "threshold": _number(r.threshold),
-                    "unit": r.unit,
-                    "waived": bool(r.waived),
-                }
-            )
-        geoms = findings.geometry.to_numpy()
-        drawn = findings[
-            ~(shapely.is_missing(geoms) | shapely.is_empty(geoms))
-            & (shapely.get_type_id(geoms) != 0)
-        ]
-        lines = self._fc(drawn, ("rule_id", "outcome", "subject_id", "message"))
+        rows, lines = self._encode_findings(findings)
         now = time.perf_counter()
         elapsed = (now - started) * 1000
         parts = {
@@ -330,11 +339,148 @@ class App:
             {
                 "proposal_id": proposals.ids[0] if proposals.ids else None,
                 "findings": rows,
-                "geometries": lines,
+                "geometries": {"type": "FeatureCollection", "features": lines},
                 "server_ms": round(elapsed, 1),
             },
             headers={"Server-Timing": f"{timing}, check;dur={elapsed:.1f}"},
         )
+
+    def _encode_findings(self, findings: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The findings panel's rows and the map's finding geometries (EPSG:4326).
+
+        Column arrays and the app's one transformer, not a frame per row and a CRS per call:
+        this runs on every edit.
+        """
+        names = (
+            "finding_id", "rule_id", "title", "citation", "outcome", "severity", "message",
+            "subject_id", "measured", "threshold", "unit", "waived",
+        )  # fmt: skip
+        cols = {c: findings[c].to_numpy() for c in names}
+        rows = []
+        for i in range(len(findings)):
+            row = {c: _text(cols[c][i]) for c in names}
+            row["measured"] = _number(cols["measured"][i])
+            row["threshold"] = _number(cols["threshold"][i])
+            row["waived"] = bool(cols["waived"][i])
+            rows.append(row)
+        geoms = np.asarray(findings.geometry.to_numpy(), dtype=object)
+        drawn = np.flatnonzero(
+            ~(shapely.is_missing(geoms) | shapely.is_empty(geoms))
+            & (shapely.get_type_id(geoms) != 0)
+        )
+        lines: list[dict[str, Any]] = []
+        if len(drawn):
+            wgs = shapely.transform(geoms[drawn], self._degrees)
+            texts = shapely.to_geojson(shapely.set_precision(wgs, 1e-7))
+            for i, text in zip(drawn.tolist(), texts, strict=True):
+                props = {
+                    c: _text(cols[c][i]) for c in ("rule_id", "outcome", "subject_id", "message")
+                }
+                lines.append({"type": "Feature", "properties": props, "geometry": json.loads(text)})
+        return rows, lines
+
+    def _degrees(self, xy: np.ndarray) -> np.ndarray:
+        lon, lat = self.to_wgs.transform(xy[:, 0], xy[:, 1])
+        return np.column_stack([lon, lat])
+
+    def _stem(self, proposals: Proposals) -> str:
+        return re.sub(r"[^A-Za-z0-9_.-]", "_", proposals.ids[0])[:60] or "proposal"
+
+    async def export_findings(self, request: Request) -> Response:
+        kind = request.query_params.get("format", "csv")
+        if kind not in ("csv", "geojson"):
+            return _error("format must be csv or geojson.")
+        proposals = await self._document(request)
+        body = await run_in_threadpool(self._findings_file, proposals, kind)
+        stem = self._stem(proposals)
+        if kind == "csv":
+            name, media = f"{stem}-findings.csv", "text/csv; charset=utf-8"
+        else:
+            name, media = f"{stem}-findings-geojson.zip", "application/zip"
+        return Response(
+            body,
+            media_type=media,
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )
+
+    def _findings_file(self, proposals: Proposals, kind: str) -> bytes:
+        from gis_sw.outputs.geojson import write_findings_geojson
+        from gis_sw.outputs.summary import write_summary_csv
+
+        findings = self.town.screen(proposals, siting=False).findings
+        with tempfile.TemporaryDirectory(prefix="gis-sw-export-") as tmp:
+            folder = Path(tmp)
+            try:
+                if kind == "csv":
+                    return write_summary_csv(folder / "summary.csv", findings).read_bytes()
+                written = write_findings_geojson(folder, findings)
+            except GisSwError as exc:
+                raise RequestError(_hide(str(exc), tmp)) from None
+            buffer = io.BytesIO()
+            with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+                for path in written:
+                    archive.write(path, arcname=path.name)
+            return buffer.getvalue()
+
+    async def export_sheet(self, request: Request) -> Response:
+        proposals = await self._document(request)
+        if not self._drawing.acquire(blocking=False):
+            raise BusyError("another sheet is being drawn; try again in a few seconds.")
+        try:
+            body = await run_in_threadpool(self._sheet_file, proposals)
+        finally:
+            self._drawing.release()
+        return Response(
+            body,
+            media_type="application/pdf",
+            headers={"Content-Disposition": f'attachment; filename="{self._stem(proposals)}.pdf"'},
+        )
+
+    def _sheet_file(self, proposals: Proposals) -> bytes:
+        from gis_sw.api import _proposal_geoms
+        from gis_sw.outputs.maps.bundle import siting_for
+        from gis_sw.outputs.maps.sheets import sheet_paths, write_sheets
+
+        findings = self.town.screen(proposals, siting=False).findings
+        ids = proposals.ids[:1]
+        local = self.town.local(_proposal_geoms(proposals), proposal_ids=ids)
+        sited = siting_for(local, proposals, self.town.ruleset, ids)
+        with tempfile.TemporaryDirectory(prefix="gis-sw-sheet-") as tmp:
+            # one PNG per page: how many pages the PDF would have, before anything is drawn
+            pages = sheet_paths(
+                tmp,
+                proposals=proposals,
+                findings=findings,
+                formats=("png",),
+                proposal_ids=ids,
+                siting=sited,
+            )
+            if not pages:
+                raise RequestError(
+                    f"{ids[0]} has nothing to draw on a sheet. Fix: draw its limits of "
+                    "disturbance or place a device."
+                )
+            if len(pages) > MAX_SHEET_PAGES:
+                raise RequestError(
+                    f"the sheets of {ids[0]} would run to {len(pages)} pages; the page draws "
+                    f"at most {MAX_SHEET_PAGES}. Fix: export the proposal and run gis-sw "
+                    "check on it for the map book."
+                )
+            try:
+                written = write_sheets(
+                    tmp,
+                    layers=local,
+                    proposals=proposals,
+                    findings=findings,
+                    ruleset=self.town.ruleset,
+                    formats=("pdf",),
+                    siting=sited,
+                    proposal_ids=ids,
+                )
+            except GisSwError as exc:
+                raise RequestError(_hide(str(exc), tmp)) from None
+            pdfs = [p for p in written if p.suffix == ".pdf"]
+            return pdfs[0].read_bytes()
 
     async def upload(self, request: Request) -> Response:
         name = request.query_params.get("filename", "proposals.gpkg")
@@ -407,6 +553,8 @@ def create_app(
                 response: Response = await endpoint(request)
             except TooLargeError as exc:
                 return _error(str(exc), 413)
+            except BusyError as exc:
+                return _error(str(exc), 503)
             except GisSwError as exc:
                 status = 404 if "no parcel with parcel_id" in str(exc) else 400
                 return _error(str(exc), status)
@@ -429,6 +577,10 @@ def create_app(
         Route("/api/check", guarded(app.check), methods=["POST"]),
         Route("/api/upload", guarded(app.upload), methods=["POST"]),
         Route("/api/export", guarded(app.export), methods=["POST"]),
+        Route("/api/export/findings", guarded(app.export_findings), methods=["POST"]),
+        Route("/api/export/sheet", guarded(app.export_sheet), methods=["POST"]),
     ]
     middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))]
-    return Starlette(routes=routes, middleware=middleware)
+    starlette = Starlette(routes=routes, middleware=middleware)
+    starlette.state.gis_sw = app  # the routes' object, for tests
+    return starlette

@@ -22,6 +22,7 @@ and latitude raises :class:`RequestError` (HTTP 400) naming the feature and the 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
@@ -38,7 +39,7 @@ import shapely
 from pyproj import CRS, Transformer
 
 from gis_sw.errors import GisSwError, LayerError, Problem
-from gis_sw.layers.build import make_proposals
+from gis_sw.layers.build import make_proposals, normalise
 from gis_sw.layers.proposals import ATTRIBUTE_COLUMNS, Proposals
 from gis_sw.layers.proposals_io import _check_attributes
 from gis_sw.layers.specs import PROPOSAL_LAYERS
@@ -151,10 +152,12 @@ def parse_document(doc: Any, ruleset: Ruleset) -> Proposals:
     frames: dict[str, gpd.GeoDataFrame] = {}
     problems: list[Problem] = []
     rules_key = (ruleset.name, ruleset.version, ruleset.source, working.to_string())
+    layer_keys: dict[str, tuple[Any, ...]] = {}
     for kind in EDITED_LAYERS:
         if not rows[kind] and kind != "disturbance":
             continue
         key = (kind, rules_key, json.dumps([rows[kind], _layer_text(features, kind)], default=str))
+        layer_keys[kind] = key
         known = _VALIDATED.get(key)
         if known is None:
             known = _validated(kind, rows[kind], geoms[kind], proposal_id, working)
@@ -180,14 +183,48 @@ def parse_document(doc: Any, ruleset: Ruleset) -> Proposals:
     problems.extend(known[1])
     if problems:
         raise LayerError(problems)
-    return make_proposals(
-        working,
-        frames["disturbance"],
-        frames.get("devices"),
-        table,
-        frames.get("impervious"),
-        source="<page>",
+    # all but the devices, remembered: while a device is dragged only the devices change
+    base_key = (
+        "base",
+        layer_keys["disturbance"],
+        layer_keys.get("impervious"),
+        key,  # the attributes table's text
+        proposal_id,
     )
+    with _LOCK:
+        base = _BASES.get(base_key)
+    if base is None:
+        base = make_proposals(
+            working,
+            frames["disturbance"],
+            None,
+            table,
+            frames.get("impervious"),
+            source="<page>",
+        )
+        with _LOCK:
+            while len(_BASES) >= _CACHE_SIZE:
+                _BASES.pop(next(iter(_BASES)))
+            _BASES[base_key] = base
+    devices = frames.get("devices")
+    return dataclasses.replace(
+        base,
+        # fresh frames for every request: nothing one check run does reaches the next
+        disturbance=base.disturbance.copy(),
+        devices=(
+            base.devices.copy()
+            if devices is None
+            else normalise(devices, PROPOSAL_LAYERS["devices"], working)
+        ),
+        attributes=base.attributes.copy(),
+        impervious=None if base.impervious is None else base.impervious.copy(),
+    )
+
+
+_BASES: dict[tuple[Any, ...], Proposals] = {}
+"""The proposal of recent documents without their devices, by the documents' text (the
+same text gives the same proposal; its devices are added for each request, as
+:func:`~gis_sw.layers.build.make_proposals` adds them)."""
 
 
 _Known = tuple[gpd.GeoDataFrame | None, tuple[Problem, ...]]

@@ -494,16 +494,19 @@ def sheet_paths(
     sheet: str = "ansi_b",
     proposal_ids: Sequence[str] | None = None,
     scale_ft_per_in: float | None = None,
+    siting: gpd.GeoDataFrame | gpd.GeoSeries | None = None,
 ) -> list[Path]:
     """The files :func:`write_sheets` would write, without drawing anything.
 
-    Lets a caller refuse an existing output before it writes anything else.
+    Lets a caller refuse an existing output before it writes anything else.  Give the
+    ``siting`` that :func:`write_sheets` will draw: it is part of what the sheets show.
     """
     size = sheet_size(sheet)
     stems = file_stems(proposals.ids)
     paths: list[Path] = []
     for proposal_id in proposal_ids if proposal_ids is not None else proposals.ids:
-        planned = _plan(_site_data(proposal_id, proposals, findings, None), size, scale_ft_per_in)
+        site = _site_data(proposal_id, proposals, findings, siting)
+        planned = _plan(site, size, scale_ft_per_in)
         if planned is None:
             continue
         targets = _targets(Path(out_dir), stems[proposal_id], planned[0], formats)

@@ -522,22 +522,45 @@
     loadDocument(state.documents[Number($("documents").value)]);
   });
 
-  async function exportAs(format) {
+  // the file of a POST of the current proposal, saved under the name the server gives
+  async function download(path, fallback) {
+    const response = await fetch(path, {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(documentBody()),
+    });
+    if (!response.ok) {
+      let message = response.status + " " + response.statusText;
+      if ((response.headers.get("content-type") || "").includes("json")) {
+        const body = await response.json();
+        if (body && body.error) message = body.error;
+      }
+      throw new Error(message);
+    }
+    const blob = await response.blob();
+    const given = /filename="([^"]+)"/.exec(response.headers.get("content-disposition") || "");
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = given ? given[1] : fallback;
+    document.body.appendChild(a);
+    a.click();
+    setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+    return a.download;
+  }
+  function stem() { return $("proposal-id").value.replace(/[^A-Za-z0-9_.-]/g, "_") || "proposal"; }
+  async function exportAs(path, fallback, busy) {
     try {
-      const blob = await api("/api/export?format=" + format, {
-        method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(documentBody()),
-      });
-      const a = document.createElement("a");
-      a.href = URL.createObjectURL(blob);
-      a.download = ($("proposal-id").value.replace(/[^A-Za-z0-9_.-]/g, "_") || "proposal") + "." + format;
-      document.body.appendChild(a);
-      a.click();
-      setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
-      setStatus("Exported " + a.download);
+      if (busy) setStatus(busy);
+      app.lastExport = await download(path, fallback);
+      setStatus("Exported " + app.lastExport);
     } catch (e) { setStatus(e.message, true); }
   }
-  $("export-gpkg").addEventListener("click", () => exportAs("gpkg"));
-  $("export-geojson").addEventListener("click", () => exportAs("geojson"));
+  $("export-gpkg").addEventListener("click", () => exportAs("/api/export?format=gpkg", stem() + ".gpkg"));
+  $("export-geojson").addEventListener("click", () => exportAs("/api/export?format=geojson", stem() + ".geojson"));
+  $("export-findings-csv").addEventListener("click", () =>
+    exportAs("/api/export/findings?format=csv", stem() + "-findings.csv"));
+  $("export-findings-geojson").addEventListener("click", () =>
+    exportAs("/api/export/findings?format=geojson", stem() + "-findings-geojson.zip"));
+  $("export-sheet").addEventListener("click", () =>
+    exportAs("/api/export/sheet", stem() + ".pdf", "Drawing the sheet..."));
 
   app.placeDevice = (lat, lon, props) => placeDevice(L.latLng(lat, lon), props);
   app.chooseLot = chooseLot;
