@@ -313,7 +313,7 @@ def test_write_calendar_atomic_and_refuses_to_overwrite(ruleset: Ruleset, tmp_pa
     stem = "P_1-" + hashlib.sha256(b"P 1").hexdigest()[:10]
     assert csv_path.name == f"calendar_{stem}.csv"
     assert ics_path.read_bytes().startswith(b"BEGIN:VCALENDAR\r\n")
-    table = list(csv.DictReader(io.StringIO(csv_path.read_text(encoding="utf-8"))))
+    table = list(csv.DictReader(io.StringIO(csv_path.read_text(encoding="utf-8-sig"))))
     assert table[0]["date"] == "2026-03-30"
     assert table[3]["description"].startswith("7-day erosion")
     with pytest.raises(OutputError, match="--overwrite"):

@@ -60,7 +60,7 @@ def test_calendar_writes_csv_ics_and_timeline(proposal_file: Path, tmp_path: Pat
         "calendar_SITE-1.ics",
         "timeline_SITE-1.png",
     ]
-    with (out / "calendar_SITE-1.csv").open(encoding="utf-8") as handle:
+    with (out / "calendar_SITE-1.csv").open(encoding="utf-8-sig") as handle:
         rows = [(r["date"], r["kind"]) for r in csv.DictReader(handle) if r["date"]]
     assert rows == [
         ("2026-03-30", "notice"),

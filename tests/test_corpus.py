@@ -72,7 +72,7 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 
 
 def read_findings(path: Path) -> Findings:
-    with path.open(encoding="utf-8") as handle:
+    with path.open(encoding="utf-8-sig") as handle:
         return {
             (row["rule_id"], row["subject_id"]): (row["outcome"], row["measured"])
             for row in csv.DictReader(handle)

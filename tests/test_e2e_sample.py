@@ -52,7 +52,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Path]:
 @pytest.fixture(scope="module")
 def outcomes(run: tuple[Any, Path]) -> dict[tuple[str, str, str], str]:
     _, out = run
-    with (out / "summary.csv").open(encoding="utf-8") as handle:
+    with (out / "summary.csv").open(encoding="utf-8-sig") as handle:
         return {
             (r["proposal_id"], r["rule_id"], r["subject_id"]): r["outcome"]
             for r in csv.DictReader(handle)

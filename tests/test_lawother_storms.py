@@ -175,7 +175,7 @@ def test_calendar_csv_of_cli_dates_the_two_day_storm(tmp_path: Path, ruleset: Ru
     args = ["calendar", str(proposal), "--rain", str(rain), "--out", str(out)]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
-    with (out / "calendar_S1.csv").open(encoding="utf-8") as handle:
+    with (out / "calendar_S1.csv").open(encoding="utf-8-sig") as handle:
         rows = [(r["date"], r["kind"]) for r in csv.DictReader(handle) if "storm" in r["kind"]]
     assert rows == [("2026-04-15", "weekly+storm_inspection")]
 
