@@ -9,10 +9,11 @@ indented under it.  ``--details`` prints the full table of
 from __future__ import annotations
 
 import textwrap
+from typing import Any
 
 import pandas as pd
 
-from gis_sw.outputs.application import summarise_application
+from gis_sw.outputs.application import summary_of_records
 
 WIDTH = 100
 _MARK = {"fail": "FAIL", "review": "REVIEW", "required": "REQUIRED", "info": "info"}
@@ -21,8 +22,11 @@ _MARK = {"fail": "FAIL", "review": "REVIEW", "required": "REQUIRED", "info": "in
 def format_blocks(findings: pd.DataFrame, *, width: int = WIDTH) -> str:
     """One block per application: verdict, then each non-pass finding, wrapped to ``width``."""
     blocks = []
-    for proposal_id in sorted(set(findings["proposal_id"].astype(str))):
-        summary = summarise_application(findings, proposal_id)
+    by_pid: dict[str, list[dict[Any, Any]]] = {}
+    for record in findings.drop(columns="geometry", errors="ignore").to_dict("records"):
+        by_pid.setdefault(str(record["proposal_id"]), []).append(record)
+    for proposal_id in sorted(by_pid):
+        summary = summary_of_records(by_pid[proposal_id], proposal_id)
         passes = len(summary.passes)
         lines = textwrap.wrap(
             f"{proposal_id}: {summary.verdict} ({passes} rule{'s' if passes != 1 else ''} met)",

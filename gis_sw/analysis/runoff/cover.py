@@ -192,21 +192,34 @@ def split_cover(area: shapely.Geometry, levels: list[CoverLevel], default: str) 
     return pieces
 
 
-def subareas(
-    pieces: list[CoverLevel],
-    soils: gpd.GeoDataFrame | None,
-    area: shapely.Geometry,
-    params: HydrologyParams,
-) -> pd.DataFrame:
-    """Cover pieces split by soil group and summed: columns :data:`SUBAREA_COLUMNS`.
-
-    ``hsg`` is ``None`` (and ``cn`` NaN) for ground no soil polygon with a group A-D covers.
-    """
+def soil_groups(
+    soils: gpd.GeoDataFrame | None, area: shapely.Geometry, params: HydrologyParams
+) -> dict[str, shapely.Geometry]:
+    """The soils inside ``area`` united by hydrologic soil group letter (A-D only)."""
     groups: dict[str, shapely.Geometry] = {}
     for value, geom in grouped_unions(soils, "hsg", area).items():
         letter = soil_group(value, dual=params.dual_hsg)
         if letter is not None:
             groups[letter] = shapely.union_all([groups.get(letter, shapely.Polygon()), geom])
+    return groups
+
+
+def subareas(
+    pieces: list[CoverLevel],
+    soils: gpd.GeoDataFrame | None,
+    area: shapely.Geometry,
+    params: HydrologyParams,
+    *,
+    groups: dict[str, shapely.Geometry] | None = None,
+) -> pd.DataFrame:
+    """Cover pieces split by soil group and summed: columns :data:`SUBAREA_COLUMNS`.
+
+    ``hsg`` is ``None`` (and ``cn`` NaN) for ground no soil polygon with a group A-D covers.
+    ``groups`` is :func:`soil_groups` of ``soils`` and ``area`` when the caller has it (the
+    pre- and post-development tables of one drainage area share it).
+    """
+    if groups is None:
+        groups = soil_groups(soils, area, params)
     sums: dict[tuple[str, str, str | None], float] = {}
     whole: dict[str, shapely.Geometry] = {}  # soil groups not clipped to the area
     every_group: shapely.Geometry | None = None

@@ -19,6 +19,7 @@ from gis_sw.analysis.runoff import rational, tr55
 from gis_sw.analysis.runoff.cover import (
     cover_levels_existing,
     cover_levels_new,
+    soil_groups,
     split_cover,
     subareas,
 )
@@ -256,8 +257,9 @@ def compute_drainage(
     post_pieces = split_cover(
         area, [*new_levels, *existing_imp, disturbed, *land], params.default_cover
     )
-    pre_table = subareas(pre_pieces, soils, area, params)
-    post_table = subareas(post_pieces, soils, area, params)
+    groups = soil_groups(soils, area, params)
+    pre_table = subareas(pre_pieces, soils, area, params, groups=groups)
+    post_table = subareas(post_pieces, soils, area, params, groups=groups)
     if land_cover is None:
         notes.append(f"no land_cover layer: pervious ground counted as {params.default_cover}")
     if tc.source == "default":
@@ -267,7 +269,8 @@ def compute_drainage(
     if soils is None:
         problems.append("soils layer not provided: curve numbers cannot be chosen")
     else:
-        unmapped = float(pre_table.loc[pre_table["hsg"].isna(), "area_sqft"].sum())
+        pre_areas = pre_table["area_sqft"].to_numpy(dtype="float64")
+        unmapped = float(pre_areas[pre_table["hsg"].isna().to_numpy()].sum())
         if unmapped > 0.5:
             problems.append(
                 f"{unmapped:,.0f} sq ft of the drainage area has no soil group A-D in the "
@@ -282,7 +285,8 @@ def compute_drainage(
             }
             pre = scenario_figures("pre", pre_table, area_sqft, **kw)  # type: ignore[arg-type]
             post = scenario_figures("post", post_table, area_sqft, **kw)  # type: ignore[arg-type]
-    imp_post = float(post_table.loc[post_table["impervious"].astype(bool), "area_sqft"].sum())
+    post_areas = post_table["area_sqft"].to_numpy(dtype="float64")
+    imp_post = float(post_areas[post_table["impervious"].to_numpy(dtype=bool)].sum())
     imp_pct = 100.0 * imp_post / area_sqft if area_sqft > 0 else 0.0
     rv = rational.volumetric_runoff_coefficient(imp_pct)
     wqv = rational.water_quality_volume_cf(params.wqv_rainfall_in, imp_pct, area_sqft)
