@@ -18,10 +18,21 @@ their CPU times (steadier than wall time on a shared machine).  Wanted (issue 14
 under 60 s, ``big`` under 2 GB.  ``--profile`` runs one case under cProfile and prints the
 25 costliest calls; ``--only`` runs one case.
 
-Measured 2026-12-01 on the 2-core VM with other jobs running (load 6-9): ``big`` at
-100,000 polygons 302 s wall, 178 s CPU, 908 MB peak (before: 428 s, 5.6 GB, then a
-crash); ``many`` about 16 ms of CPU per proposal, nearly all of it the per-drainage-area
-runoff calculation (SW501-SW504 and calcsheet.csv), which is not vectorised.
+Measured 2026-12-01 on the 2-core VM with other jobs running.  Earlier (load 6-9): ``big``
+at 100,000 polygons 302 s wall, 178 s CPU, 908 MB peak (before that: 428 s, 5.6 GB, then a
+crash); ``many`` at 2,000 proposals 59.6 s CPU (30 ms per proposal: the per-drainage-area
+runoff, and ``summary.xlsx`` written cell by cell with openpyxl, half the run).  After
+``summary.xlsx`` was written as XML directly, the console blocks and the calculation sheet
+built in one pass and the default drainage areas found by one spatial query (08:45 UTC,
+load about 2): ``many`` at 20,000 proposals 261 s wall, 215 s CPU (10.8 ms per proposal),
+3.6 GB peak, 1,577x its floor; at 2,000, 32.2 s CPU (973x); ``big`` at 100,000 polygons
+185 s wall, 140 s CPU, 931 MB, 246x its floor.  Both are still over the minute wanted.
+``many``: about 55% of the CPU is the runoff of each drainage area (``compute_drainage``:
+two small pandas tables per scenario, GEOS overlays per area), 25% the outputs (findings
+GeoJSON and GeoPackage, summary.xlsx, calcsheet.csv) and 10% the console's blocks.
+``big``: the overlays of the "remaining ground" polygon with tens of thousands of holes in
+``split_cover`` and ``subareas`` (about half), and writing the findings GeoJSON, whose
+every finding carries the 100,000-part drainage area (about a quarter).
 
 Not part of the test run (``tests/test_proposals_scale.py`` runs a small version).
 """
