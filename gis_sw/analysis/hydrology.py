@@ -302,7 +302,10 @@ def _compare(
         others = ", ".join(
             f"{int(y)}-yr {a:,.{decimals}f} -> {b:,.{decimals}f}"
             for y, a, b in zip(
-                r.pre.storms["storm_yr"], r.pre.storms[column], r.post.storms[column], strict=True
+                r.pre.storm_columns["storm_yr"].tolist(),
+                r.pre.storm_columns[column].tolist(),
+                r.post.storm_columns[column].tolist(),
+                strict=True,
             )
             if int(y) != year
         )
