@@ -20,16 +20,17 @@ under 60 s, ``big`` under 2 GB.  ``--profile`` runs one case under cProfile and 
 
 Measured 2026-12-01 on the 2-core VM with other jobs running.  Earlier (load 6-9): ``big``
 at 100,000 polygons 302 s wall, 178 s CPU, 908 MB peak (before that: 428 s, 5.6 GB, then a
-crash); ``many`` at 2,000 proposals 59.6 s CPU (30 ms per proposal: the per-drainage-area
-runoff, and ``summary.xlsx`` written cell by cell with openpyxl, half the run).  After
-``summary.xlsx`` was written as XML directly, the console blocks and the calculation sheet
-built in one pass and the default drainage areas found by one spatial query (08:45 UTC,
-load about 2): ``many`` at 20,000 proposals 261 s wall, 215 s CPU (10.8 ms per proposal),
-3.6 GB peak, 1,577x its floor; at 2,000, 32.2 s CPU (973x); ``big`` at 100,000 polygons
-185 s wall, 140 s CPU, 931 MB, 246x its floor.  Both are still over the minute wanted.
-``many``: about 55% of the CPU is the runoff of each drainage area (``compute_drainage``:
-two small pandas tables per scenario, GEOS overlays per area), 25% the outputs (findings
-GeoJSON and GeoPackage, summary.xlsx, calcsheet.csv) and 10% the console's blocks.
+crash); ``many`` at 2,000 proposals, this round's starting point (load about 1): 69.8 s
+wall, 59.6 s CPU (30 ms per proposal), 1,852x its floor: the per-drainage-area runoff
+(small pandas tables built for every drainage area) and ``summary.xlsx`` written cell by
+cell with openpyxl (half the run).  Now (08:50 UTC, load about 2, the two cases run at
+the same time, so wall times are high): ``many`` at 20,000 proposals 199 s wall, 136 s
+CPU (6.8 ms per proposal), 2.8 GB peak, 1,014x its floor (at 2,000: 18.1 s wall, 14.2 s
+CPU, 493x); ``big`` at 100,000 polygons 191 s wall, 128 s CPU, 931 MB, 221x its floor.
+Both are still over the minute wanted (``many`` by about 2.3x in CPU time, ``big`` by
+about 2x).  Where the time goes now: ``many`` is spread over the GEOS overlays of each
+drainage area (about 20 per proposal, one at a time), the findings GeoJSON and GeoPackage
+writes, the console's blocks (text wrapping) and calcsheet.csv, none over a fifth;
 ``big``: the overlays of the "remaining ground" polygon with tens of thousands of holes in
 ``split_cover`` and ``subareas`` (about half), and writing the findings GeoJSON, whose
 every finding carries the 100,000-part drainage area (about a quarter).
