@@ -23,12 +23,12 @@ at 100,000 polygons 302 s wall, 178 s CPU, 908 MB peak (before that: 428 s, 5.6 
 crash); ``many`` at 2,000 proposals, this round's starting point (load about 1): 69.8 s
 wall, 59.6 s CPU (30 ms per proposal), 1,852x its floor: the per-drainage-area runoff
 (small pandas tables built for every drainage area) and ``summary.xlsx`` written cell by
-cell with openpyxl (half the run).  Now (08:50 UTC, load about 2, the two cases run at
-the same time, so wall times are high): ``many`` at 20,000 proposals 199 s wall, 136 s
-CPU (6.8 ms per proposal), 2.8 GB peak, 1,014x its floor (at 2,000: 18.1 s wall, 14.2 s
-CPU, 493x); ``big`` at 100,000 polygons 191 s wall, 128 s CPU, 931 MB, 221x its floor.
-Both are still over the minute wanted (``many`` by about 2.3x in CPU time, ``big`` by
-about 2x).  Where the time goes now: ``many`` is spread over the GEOS overlays of each
+cell with openpyxl (half the run).  Now (08:50-09:00 UTC, load 2-3, other jobs beside
+it, so wall times are high): ``many`` at 20,000 proposals 178 s wall, 131 s CPU (6.5 ms
+per proposal), 2.8 GB peak, 932x its floor (at 2,000: 18.1 s wall, 14.2 s CPU, 493x);
+``big`` at 100,000 polygons 191 s wall, 128 s CPU, 931 MB, 221x its floor (run beside
+``many``).  Both are still over the minute wanted (``many`` by about 2.2x in CPU time,
+``big`` by about 2x).  Where the time goes now: ``many`` is spread over the GEOS overlays of each
 drainage area (about 20 per proposal, one at a time), the findings GeoJSON and GeoPackage
 writes, the console's blocks (text wrapping) and calcsheet.csv, none over a fifth;
 ``big``: the overlays of the "remaining ground" polygon with tens of thousands of holes in
