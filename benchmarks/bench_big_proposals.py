@@ -18,10 +18,22 @@ their CPU times (steadier than wall time on a shared machine).  Wanted (issue 14
 under 60 s, ``big`` under 2 GB.  ``--profile`` runs one case under cProfile and prints the
 25 costliest calls; ``--only`` runs one case.
 
-Measured 2026-12-01 on the 2-core VM with other jobs running (load 6-9): ``big`` at
-100,000 polygons 302 s wall, 178 s CPU, 908 MB peak (before: 428 s, 5.6 GB, then a
-crash); ``many`` about 16 ms of CPU per proposal, nearly all of it the per-drainage-area
-runoff calculation (SW501-SW504 and calcsheet.csv), which is not vectorised.
+Measured 2026-12-01 on the 2-core VM with other jobs running.  Earlier (load 6-9): ``big``
+at 100,000 polygons 302 s wall, 178 s CPU, 908 MB peak (before that: 428 s, 5.6 GB, then a
+crash); ``many`` at 2,000 proposals, this round's starting point (load about 1): 69.8 s
+wall, 59.6 s CPU (30 ms per proposal), 1,852x its floor: the per-drainage-area runoff
+(small pandas tables built for every drainage area) and ``summary.xlsx`` written cell by
+cell with openpyxl (half the run).  Now (08:50-09:00 UTC, load 2-3, other jobs beside
+it, so wall times are high): ``many`` at 20,000 proposals 178 s wall, 131 s CPU (6.5 ms
+per proposal), 2.8 GB peak, 932x its floor (at 2,000: 18.1 s wall, 14.2 s CPU, 493x);
+``big`` at 100,000 polygons 191 s wall, 128 s CPU, 931 MB, 221x its floor (run beside
+``many``).  Both are still over the minute wanted (``many`` by about 2.2x in CPU time,
+``big`` by about 2x).  Where the time goes now: ``many`` is spread over the GEOS overlays of each
+drainage area (about 20 per proposal, one at a time), the findings GeoJSON and GeoPackage
+writes, the console's blocks (text wrapping) and calcsheet.csv, none over a fifth;
+``big``: the overlays of the "remaining ground" polygon with tens of thousands of holes in
+``split_cover`` and ``subareas`` (about half), and writing the findings GeoJSON, whose
+every finding carries the 100,000-part drainage area (about a quarter).
 
 Not part of the test run (``tests/test_proposals_scale.py`` runs a small version).
 """

@@ -35,6 +35,7 @@ import logging
 import math
 
 import geopandas as gpd
+import numpy as np
 import pandas as pd
 import shapely
 
@@ -63,6 +64,39 @@ this much area (0.01 sq ft after rounding): a lot that only touches the disturba
 overlaps it by a float bit after a reprojection, is not taken in."""
 
 
+def _parcel_drainage(ctx: CheckContext) -> dict[str, shapely.Geometry]:
+    """Every proposal's default drainage area: its disturbance with the parcels it overlaps.
+
+    One spatial query and one overlay for all proposals (the tree's candidates come in the
+    order a query of each proposal alone gives, so each union is the same polygon).
+    """
+
+    def compute() -> dict[str, shapely.Geometry]:
+        pids, dists = [], []
+        for pid, dist in ctx.disturbance_union.items():
+            if dist is not None and not shapely.is_empty(dist):
+                pids.append(str(pid))
+                dists.append(dist)
+        out = dict(zip(pids, dists, strict=True))
+        parcels = ctx.layers.get("parcels")
+        if parcels is None or len(parcels) == 0 or not dists:
+            return out
+        geoms = np.asarray(dists, dtype=object)
+        which, idx = parcels.sindex.query(geoms, predicate="intersects")
+        lots = parcels.geometry.to_numpy()[idx]
+        overlap = shapely.area(shapely.intersection(lots, geoms[which]))
+        keep = overlap >= MIN_OVERLAP_SQFT
+        which, lots = which[keep], lots[keep]
+        cuts = np.flatnonzero(np.diff(which)) + 1
+        for group, touched in zip(np.split(which, cuts), np.split(lots, cuts), strict=True):
+            if len(group):
+                i = int(group[0])
+                out[pids[i]] = shapely.disjoint_subset_union_all([*touched, geoms[i]])
+        return out
+
+    return ctx.memo("hydrology.parcel_drainage", compute)
+
+
 def _drainage_areas(
     ctx: CheckContext, pid: str, dist: shapely.Geometry
 ) -> list[tuple[str, shapely.Geometry, float]]:
@@ -85,16 +119,7 @@ def _drainage_areas(
                     strict=True,
                 )
             ]
-    parcels = ctx.layers.get("parcels")
-    area = dist
-    if parcels is not None and len(parcels):
-        idx = parcels.sindex.query(dist, predicate="intersects")
-        touched = parcels.iloc[idx]
-        overlap = shapely.area(shapely.intersection(touched.geometry.to_numpy(), dist))
-        touched = touched[overlap >= MIN_OVERLAP_SQFT]
-        if len(touched):
-            area = shapely.disjoint_subset_union_all([*touched.geometry.to_numpy(), dist])
-    return [(pid, area, float("nan"))]
+    return [(pid, _parcel_drainage(ctx).get(pid, dist), float("nan"))]
 
 
 def _tc(
@@ -277,7 +302,10 @@ def _compare(
         others = ", ".join(
             f"{int(y)}-yr {a:,.{decimals}f} -> {b:,.{decimals}f}"
             for y, a, b in zip(
-                r.pre.storms["storm_yr"], r.pre.storms[column], r.post.storms[column], strict=True
+                r.pre.storm_columns["storm_yr"].tolist(),
+                r.pre.storm_columns[column].tolist(),
+                r.post.storm_columns[column].tolist(),
+                strict=True,
             )
             if int(y) != year
         )

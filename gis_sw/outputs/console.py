@@ -9,22 +9,51 @@ indented under it.  ``--details`` prints the full table of
 from __future__ import annotations
 
 import textwrap
+from typing import Any
 
 import pandas as pd
 
-from gis_sw.outputs.application import summarise_application
+from gis_sw.outputs.application import summary_of_records
 
 WIDTH = 100
 _MARK = {"fail": "FAIL", "review": "REVIEW", "required": "REQUIRED", "info": "info"}
 
 
+_SPECIAL_SPACE = frozenset("\t\n\x0b\x0c\r")
+
+
+def wrap(
+    text: str, width: int, *, initial_indent: str = "", subsequent_indent: str = ""
+) -> list[str]:
+    """:func:`textwrap.wrap`, with the one-line case answered without it.
+
+    A text that fits on its first line, holds none of the whitespace characters textwrap
+    rewrites and does not end in whitespace comes back as ``initial_indent + text``, exactly as
+    textwrap gives it; anything else goes to textwrap (20,000 applications' blocks: a fifth
+    of a run went to wrapping lines that needed none).
+    """
+    if (
+        text
+        and len(initial_indent) + len(text) <= width
+        and not text[-1].isspace()
+        and _SPECIAL_SPACE.isdisjoint(text)
+    ):
+        return [initial_indent + text]
+    return textwrap.wrap(
+        text, width, initial_indent=initial_indent, subsequent_indent=subsequent_indent
+    )
+
+
 def format_blocks(findings: pd.DataFrame, *, width: int = WIDTH) -> str:
     """One block per application: verdict, then each non-pass finding, wrapped to ``width``."""
     blocks = []
-    for proposal_id in sorted(set(findings["proposal_id"].astype(str))):
-        summary = summarise_application(findings, proposal_id)
+    by_pid: dict[str, list[dict[Any, Any]]] = {}
+    for record in findings.drop(columns="geometry", errors="ignore").to_dict("records"):
+        by_pid.setdefault(str(record["proposal_id"]), []).append(record)
+    for proposal_id in sorted(by_pid):
+        summary = summary_of_records(by_pid[proposal_id], proposal_id)
         passes = len(summary.passes)
-        lines = textwrap.wrap(
+        lines = wrap(
             f"{proposal_id}: {summary.verdict} ({passes} rule{'s' if passes != 1 else ''} met)",
             width,
             subsequent_indent="  ",
@@ -35,9 +64,7 @@ def format_blocks(findings: pd.DataFrame, *, width: int = WIDTH) -> str:
                 figures = f": {item.measured or '-'} against {item.limit or '-'}"
             waived = " (waived)" if item.waived else ""
             head = f"  {_MARK.get(item.outcome, item.outcome):<8} {item.rule_id}{waived}{figures}"
-            lines += textwrap.wrap(f"{head} ({item.citation})", width, subsequent_indent=" " * 11)
-            lines += textwrap.wrap(
-                item.message, width, initial_indent=" " * 11, subsequent_indent=" " * 11
-            )
+            lines += wrap(f"{head} ({item.citation})", width, subsequent_indent=" " * 11)
+            lines += wrap(item.message, width, initial_indent=" " * 11, subsequent_indent=" " * 11)
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)

@@ -99,6 +99,14 @@ def split_by_family(findings: gpd.GeoDataFrame) -> dict[str, gpd.GeoDataFrame]:
     }
 
 
+def _texts(column: pd.Series) -> pd.Series:
+    """Each value as text, None where missing (one pass: 500,000 findings)."""
+    values = column.to_numpy(dtype=object)
+    missing = pd.isna(values)
+    texts = pd.Series(list(map(str, values)), index=column.index, dtype=object)
+    return texts.where(~missing, None)
+
+
 def plain_properties(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     """Plain types GDAL writes well: str, float, bool."""
     out = frame.copy()
@@ -110,7 +118,7 @@ def plain_properties(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
         elif name in ("measured", "threshold"):
             out[name] = pd.to_numeric(out[name], errors="coerce").astype("float64")
         else:
-            out[name] = out[name].map(lambda v: None if v is None or pd.isna(v) else str(v))
+            out[name] = _texts(out[name])
     return out
 
 

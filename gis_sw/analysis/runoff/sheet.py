@@ -12,9 +12,10 @@ One frame, one row per line of a hand calculation (``line`` says which):
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import shapely
 
@@ -58,9 +59,16 @@ SHEET_COLUMNS: tuple[str, ...] = (
 )
 
 
+def _records(columns: Mapping[str, np.ndarray]) -> list[dict[str, Any]]:
+    """One dict of native Python values per row of a scenario's column arrays."""
+    names = list(columns)
+    values = [np.asarray(v).tolist() for v in columns.values()]
+    return [dict(zip(names, row, strict=True)) for row in zip(*values, strict=True)]
+
+
 def _scenario_rows(head: dict[str, Any], sc: Scenario) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
-    for sub in sc.subareas.to_dict("records"):
+    for sub in _records(sc.subarea_columns):
         acres = float(sub["area_sqft"]) / SQFT_PER_ACRE
         cn = float(sub["cn"])
         rows.append(
@@ -92,7 +100,7 @@ def _scenario_rows(head: dict[str, Any], sc: Scenario) -> list[dict[str, Any]]:
             "impervious_percent": sc.impervious_percent,
         }
     )
-    for storm in sc.storms.to_dict("records"):
+    for storm in _records(sc.storm_columns):
         rows.append(
             head
             | {"scenario": sc.name, "line": "storm", "area_sqft": sc.area_sqft}

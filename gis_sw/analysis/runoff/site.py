@@ -17,10 +17,13 @@ import shapely
 
 from gis_sw.analysis.runoff import rational, tr55
 from gis_sw.analysis.runoff.cover import (
+    SUBAREA_COLUMNS,
     cover_levels_existing,
     cover_levels_new,
+    soil_groups,
     split_cover,
-    subareas,
+    subarea_columns,
+    subarea_frame,
 )
 from gis_sw.analysis.runoff.params import HydrologyParams
 from gis_sw.layers.raster import RasterLayer
@@ -59,14 +62,27 @@ class Scenario:
     """Pre- or post-development figures of one drainage area."""
 
     name: str
-    subareas: pd.DataFrame
+    subarea_columns: Mapping[str, np.ndarray]
     area_sqft: float
     mapped_area_sqft: float
     impervious_sqft: float
     cn_weighted: float
     cn_used: float
     c_weighted: float
-    storms: pd.DataFrame
+    storm_columns: Mapping[str, np.ndarray]
+    """The tables as one array per column (:data:`~gis_sw.analysis.runoff.cover.SUBAREA_COLUMNS`,
+    :data:`STORM_COLUMNS`): thousands of drainage areas are computed without building a
+    pandas table for each; :attr:`subareas` and :attr:`storms` build them when asked."""
+
+    @property
+    def subareas(self) -> pd.DataFrame:
+        """The cover x soil-group sub-areas (columns ``SUBAREA_COLUMNS``)."""
+        return subarea_frame(self.subarea_columns)
+
+    @property
+    def storms(self) -> pd.DataFrame:
+        """One row per design storm (columns :data:`STORM_COLUMNS`)."""
+        return pd.DataFrame(dict(self.storm_columns), columns=list(STORM_COLUMNS))
 
     @property
     def impervious_percent(self) -> float:
@@ -74,11 +90,11 @@ class Scenario:
 
     def storm(self, year: int) -> Mapping[str, float]:
         """The row of :attr:`storms` for one return period."""
-        hit = np.flatnonzero(self.storms["storm_yr"].to_numpy() == year)
+        hit = np.flatnonzero(self.storm_columns["storm_yr"] == year)
         if not len(hit):
             return {}
-        values = self.storms.to_numpy(dtype="float64")[hit[0]]
-        return {str(k): float(v) for k, v in zip(self.storms.columns, values, strict=True)}
+        i = int(hit[0])
+        return {str(k): float(v[i]) for k, v in self.storm_columns.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +166,7 @@ def dem_time_of_concentration(
 
 def scenario_figures(
     name: str,
-    table: pd.DataFrame,
+    table: pd.DataFrame | Mapping[str, np.ndarray],
     area_sqft: float,
     *,
     storms_in: Mapping[int, float],
@@ -158,12 +174,16 @@ def scenario_figures(
     params: HydrologyParams,
     distribution: str,
 ) -> Scenario:
-    """Composite CN and C, then S, Ia, Ia/P, Q, volume, qu, qp and Rational Q per storm."""
-    areas = table["area_sqft"].to_numpy(dtype="float64")
-    mapped = table["hsg"].notna().to_numpy()
+    """Composite CN and C, then S, Ia, Ia/P, Q, volume, qu, qp and Rational Q per storm.
+
+    ``table``: the sub-areas, as a table or as :func:`subarea_columns`' arrays.
+    """
+    columns = {c: np.asarray(table[c]) for c in SUBAREA_COLUMNS}
+    areas = columns["area_sqft"].astype("float64")
+    mapped = ~pd.isna(columns["hsg"].astype(object))
     mapped_area = float(areas[mapped].sum())
-    imp_area = float(areas[table["impervious"].to_numpy(dtype=bool)].sum())
-    cns = table["cn"].to_numpy(dtype="float64")
+    imp_area = float(areas[columns["impervious"].astype(bool)].sum())
+    cns = columns["cn"].astype("float64")
     cn_w = (
         tr55.weighted_cn(cns[mapped].tolist(), areas[mapped].tolist())
         if mapped_area > 0
@@ -172,7 +192,7 @@ def scenario_figures(
     cn_used = (
         tr55.round_half_up(cn_w) if params.round_composite_cn and not math.isnan(cn_w) else cn_w
     )
-    c_arr = table["c"].to_numpy(dtype="float64")
+    c_arr = columns["c"].astype("float64")
     c_w = float((c_arr * areas).sum() / area_sqft) if area_sqft > 0 else math.nan
     tc_used = min(max(tc_hr, params.min_tc_hr), params.max_tc_hr)
     area_sqmi = area_sqft / tr55.SQFT_PER_SQMI
@@ -207,12 +227,11 @@ def scenario_figures(
             "qp_rational_cfs": rational.rational_peak_cfs(c_w, i, area_sqft / SQFT_PER_ACRE),
         }
         i_rows.append(row)
-    columns = {
+    storms = {
         c: np.array([row.get(c, np.nan) for row in i_rows], dtype="float64") for c in STORM_COLUMNS
     }  # plain arrays: a frame from a list of dicts cost ~2 ms per scenario
-    columns["storm_yr"] = columns["storm_yr"].astype("int64")
-    storms = pd.DataFrame(columns, columns=list(STORM_COLUMNS))
-    return Scenario(name, table, area_sqft, mapped_area, imp_area, cn_w, cn_used, c_w, storms)
+    storms["storm_yr"] = storms["storm_yr"].astype("int64")
+    return Scenario(name, columns, area_sqft, mapped_area, imp_area, cn_w, cn_used, c_w, storms)
 
 
 def compute_drainage(
@@ -256,8 +275,9 @@ def compute_drainage(
     post_pieces = split_cover(
         area, [*new_levels, *existing_imp, disturbed, *land], params.default_cover
     )
-    pre_table = subareas(pre_pieces, soils, area, params)
-    post_table = subareas(post_pieces, soils, area, params)
+    groups = soil_groups(soils, area, params)
+    pre_table = subarea_columns(pre_pieces, soils, area, params, groups=groups)
+    post_table = subarea_columns(post_pieces, soils, area, params, groups=groups)
     if land_cover is None:
         notes.append(f"no land_cover layer: pervious ground counted as {params.default_cover}")
     if tc.source == "default":
@@ -267,7 +287,7 @@ def compute_drainage(
     if soils is None:
         problems.append("soils layer not provided: curve numbers cannot be chosen")
     else:
-        unmapped = float(pre_table.loc[pre_table["hsg"].isna(), "area_sqft"].sum())
+        unmapped = float(pre_table["area_sqft"][pd.isna(pre_table["hsg"])].sum())
         if unmapped > 0.5:
             problems.append(
                 f"{unmapped:,.0f} sq ft of the drainage area has no soil group A-D in the "
@@ -282,7 +302,7 @@ def compute_drainage(
             }
             pre = scenario_figures("pre", pre_table, area_sqft, **kw)  # type: ignore[arg-type]
             post = scenario_figures("post", post_table, area_sqft, **kw)  # type: ignore[arg-type]
-    imp_post = float(post_table.loc[post_table["impervious"].astype(bool), "area_sqft"].sum())
+    imp_post = float(post_table["area_sqft"][post_table["impervious"]].sum())
     imp_pct = 100.0 * imp_post / area_sqft if area_sqft > 0 else 0.0
     rv = rational.volumetric_runoff_coefficient(imp_pct)
     wqv = rational.water_quality_volume_cf(params.wqv_rainfall_in, imp_pct, area_sqft)
