@@ -60,7 +60,12 @@ log = logging.getLogger("gis_sw.cli.map")
 )
 @click.option("--id", "proposal_ids", multiple=True, help="Only this proposal id (repeatable).")
 @click.option("--ruleset", "ruleset_name", default=None, help="Ruleset name or TOML path.")
-@click.option("--crs", default=None, help="CRS of a proposals file that carries none (DXF).")
+@click.option(
+    "--crs",
+    default=None,
+    help="CRS of the proposals file's coordinates: for a file with none (DXF), and it "
+    "overrides a wrong one (a state-plane GeoJSON without a crs member).",
+)
 @click.option(
     "--siting/--no-siting",
     default=True,

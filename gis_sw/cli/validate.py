@@ -185,7 +185,12 @@ def format_inspection(inspection: LayerInspection, *, declared: CRS | None = Non
     default=None,
     help="Also validate a proposals file (GeoPackage, GeoJSON, Shapefile, DXF ...).",
 )
-@click.option("--crs", default=None, help="CRS of a proposals file that carries none (DXF).")
+@click.option(
+    "--crs",
+    default=None,
+    help="CRS of the proposals file's coordinates: for a file with none (DXF), and it "
+    "overrides a wrong one (a state-plane GeoJSON without a crs member).",
+)
 def command(
     source: Path,
     ruleset_name: str | None,
