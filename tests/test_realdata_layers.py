@@ -518,3 +518,35 @@ def test_after_skipping_a_remaining_problem_names_its_row_in_the_source(
     with pytest.raises(LayerError) as info:
         read_layers(town, ruleset=ruleset)
     assert "1 feature(s) are LineString, not polygon: row 5." in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("inside_ft", "outcome"),
+    [(19.99, "review"), (20.0, "pass"), (20.01, "pass")],
+    ids=["19.99-ft-inside-the-flown-area", "20.00-ft-inside", "20.01-ft-inside"],
+)
+def test_a_pass_needs_the_rules_whole_reach_inside_the_coverage(
+    tmp_path: Path, ruleset: Ruleset, inside_ft: float, outcome: str
+) -> None:
+    """SW206 looks 20 ft around a device: a device 19.99 ft inside the flown area's edge has
+    not shown that no basement lies within 20 ft, outside it."""
+    town = write_town(tmp_path, buildings_extra='coverage = "flown_area.gpkg"')
+    edge_x = X0 + 200.0
+    area = gpd.GeoDataFrame(geometry=[shapely.box(X0 - 10, Y0 - 10, edge_x, Y0 + 110)], crs=CRS)
+    area.to_file(tmp_path / "flown_area.gpkg")
+    layers = read_layers(town, ruleset=ruleset)
+    disturbance = gpd.GeoDataFrame(
+        {"proposal_id": ["P-7"]},
+        geometry=[shapely.box(X0 + 150, Y0 + 40, X0 + 170, Y0 + 60)],
+        crs=CRS,
+    )
+    devices = gpd.GeoDataFrame(
+        {"device_id": ["D-7"], "proposal_id": ["P-7"]},
+        geometry=[shapely.Point(edge_x - inside_ft, Y0 + 50)],  # B-1 is 120 ft away and more
+        crs=CRS,
+    )
+    findings = run_rules(
+        layers, make_proposals(CRS, disturbance, devices), ruleset, select=["SW206"]
+    )
+    row = findings.set_index("subject_id").loc["D-7"]
+    assert row["outcome"] == outcome

@@ -5,7 +5,8 @@ of them is not 9,000 ft from every basement.  When the layers manifest says a la
 only part of the town (``coverage = "extent"`` or a polygon file,
 :attr:`gis_sw.layers.layerset.LayerSet.coverage`), every ``pass`` or ``info`` finding of a
 rule that relies on that layer (:data:`gis_sw.analysis.registry.RULE_LAYERS`) whose subject
-lies outside the coverage, wholly or in part, becomes ``review``, with the sentence
+lies outside the coverage, wholly or in part, or nearer its edge than the rule looked (its
+limit in feet, or the distance it reports), becomes ``review``, with the sentence
 "buildings cover only part of the town; this device is outside it".  ``fail`` and
 ``required`` stay: they come from features that are mapped.
 
@@ -25,6 +26,7 @@ import re
 
 import geopandas as gpd
 import numpy as np
+import pandas as pd
 import shapely
 
 from gis_sw.analysis.context import CheckContext
@@ -60,6 +62,17 @@ def _subjects(rows: gpd.GeoDataFrame, ctx: CheckContext) -> tuple[np.ndarray, np
     return geoms, is_device
 
 
+def _reach_ft(rows: gpd.GeoDataFrame) -> np.ndarray:
+    """How far from its subject a finding looked: a distance rule's limit (``pass``: nothing
+    within 20 ft), or the distance it measured when it reports one (SW208's nearest well);
+    0 for findings that are not distances."""
+    feet = rows["unit"].astype(str).to_numpy() == "ft"
+    threshold = np.asarray(pd.to_numeric(rows["threshold"], errors="coerce"), dtype=float)
+    measured = np.asarray(pd.to_numeric(rows["measured"], errors="coerce"), dtype=float)
+    reach = np.where(np.isfinite(threshold), threshold, measured)
+    return np.where(feet & np.isfinite(reach), np.maximum(reach, 0.0), 0.0)
+
+
 def apply_coverage(rule_id: str, rows: gpd.GeoDataFrame, ctx: CheckContext) -> gpd.GeoDataFrame:
     """Turn passes outside a needed layer's coverage into review; note declared absences."""
     needed = layers_needed(rule_id)
@@ -77,11 +90,17 @@ def apply_coverage(rule_id: str, rows: gpd.GeoDataFrame, ctx: CheckContext) -> g
         geoms, is_device = _subjects(rows, ctx)
         present = np.array([g is not None and not shapely.is_empty(g) for g in geoms], dtype=bool)
         outside_any = np.zeros(len(rows), dtype=bool)
+        reach = _reach_ft(rows)
         for kind, area in partial:
             shapely.prepare(area)
             inside = np.zeros(len(rows), dtype=bool)
             if present.any():
-                inside[present] = shapely.covered_by(geoms[present], area)
+                # inside, and the rule's whole reach too: a device 5 ft inside the flown
+                # area has not shown there is no basement 20 ft away, outside it
+                edge = shapely.boundary(area)
+                inside[present] = shapely.covered_by(geoms[present], area) & (
+                    shapely.distance(geoms[present], edge) >= reach[present]
+                )
             outside = passive & present & ~inside & ~outside_any
             for i in np.flatnonzero(outside):
                 noun = "device" if is_device[i] else "proposal's disturbance"
