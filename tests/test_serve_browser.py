@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -22,21 +21,12 @@ import pyogrio
 import pypdf
 import pytest
 from pyproj import Transformer
+from test_webmap import CHROMIUM, CHROMIUM_ARGS
 
 from gis_sw.api import read_proposals
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "data" / "sample"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
 LOT = "0.0-1-2"  # x 683122.5 to 683220.42, y 825025 to 825225 (EPSG:2260, ft)
 WEST, MID_Y = 683122.5, 825125.0
 EVIL = '<img src=x onerror="window.__pwned=1">'

@@ -46,7 +46,7 @@ from affine import Affine
 from rasterio import features
 
 from gis_sw.analysis.context import CheckContext
-from gis_sw.layers.raster import RasterLayer
+from gis_sw.layers.raster import RasterLayer, cell_window
 
 
 class FlowEnd(IntEnum):
@@ -134,17 +134,10 @@ class FlowGrid:
         empty = (np.empty(0, dtype="int64"), np.empty(0, dtype="int64"))
         if geometry is None or shapely.is_empty(geometry):
             return empty
-        minx, miny, maxx, maxy = shapely.bounds(geometry).tolist()
-        inv = ~self.transform
-        c0, r0 = inv @ (minx, maxy)
-        c1, r1 = inv @ (maxx, miny)
-        nrows, ncols = self.shape
-        col_lo = max(int(np.floor(min(c0, c1))) - 1, 0)
-        col_hi = min(int(np.ceil(max(c0, c1))) + 1, ncols)
-        row_lo = max(int(np.floor(min(r0, r1))) - 1, 0)
-        row_hi = min(int(np.ceil(max(r0, r1))) + 1, nrows)
-        if col_lo >= col_hi or row_lo >= row_hi:
+        found = cell_window(self.transform, self.shape, geometry)
+        if found is None:
             return empty
+        row_lo, row_hi, col_lo, col_hi = found
         window = self.transform @ Affine.translation(col_lo, row_lo)
         mask = features.geometry_mask(
             [geometry],

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 import numpy as np
 import shapely
@@ -28,6 +29,25 @@ back) otherwise lands on either side of it by a rounding error of 1e-9, and a de
 class RasterMode(StrEnum):
     ELEVATION = "elevation"
     DEPTH = "depth"
+
+
+def cell_window(
+    transform: Affine, shape: tuple[int, ...], geometry: Any
+) -> tuple[int, int, int, int] | None:
+    """``(row_lo, row_hi, col_lo, col_hi)`` of the cells under ``geometry``'s bounds, one cell
+    of margin each side, clipped to a grid of ``shape``; None when none is inside."""
+    minx, miny, maxx, maxy = shapely.bounds(geometry).tolist()
+    inv = ~transform
+    c0, r0 = inv @ (minx, maxy)
+    c1, r1 = inv @ (maxx, miny)
+    nrows, ncols = shape[0], shape[1]
+    col_lo = max(int(np.floor(min(c0, c1))) - 1, 0)
+    col_hi = min(int(np.ceil(max(c0, c1))) + 1, ncols)
+    row_lo = max(int(np.floor(min(r0, r1))) - 1, 0)
+    row_hi = min(int(np.ceil(max(r0, r1))) + 1, nrows)
+    if col_lo >= col_hi or row_lo >= row_hi:
+        return None
+    return row_lo, row_hi, col_lo, col_hi
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -99,17 +119,10 @@ class RasterLayer:
             value = self.sample_xy(np.array([geometry.x]), np.array([geometry.y]))
             return value[~np.isnan(value)]
         geometry = shapely.set_precision(geometry, 10.0**-SNAP_DECIMALS)
-        minx, miny, maxx, maxy = shapely.bounds(geometry).tolist()
-        inv = ~self.transform
-        c0, r0 = inv @ (minx, maxy)
-        c1, r1 = inv @ (maxx, miny)
-        nrows, ncols = self.shape
-        col_lo = max(int(np.floor(min(c0, c1))) - 1, 0)
-        col_hi = min(int(np.ceil(max(c0, c1))) + 1, ncols)
-        row_lo = max(int(np.floor(min(r0, r1))) - 1, 0)
-        row_hi = min(int(np.ceil(max(r0, r1))) + 1, nrows)
-        if col_lo >= col_hi or row_lo >= row_hi:
+        found = cell_window(self.transform, self.shape, geometry)
+        if found is None:
             return np.empty(0)
+        row_lo, row_hi, col_lo, col_hi = found
         window = self.values[row_lo:row_hi, col_lo:col_hi]
         win_transform = self.transform @ Affine.translation(col_lo, row_lo)
         mask = features.geometry_mask(
