@@ -333,12 +333,30 @@ def to_working_crs(frame: gpd.GeoDataFrame, crs: CRS, *, label: str) -> gpd.GeoD
             f"({exc}). Fix: check the layer's CRS."
         ) from exc
     if len(out) and not np.isfinite(out.geometry.dropna().total_bounds).all():
-        raise CRSError(
-            f"{label}: coordinates in {crs_text(CRS(frame.crs))} do not land in "
-            f"{crs_text(crs)}. Fix: check that the CRS given for the layer is the one it is in."
-        )
+        raise CRSError(_not_landing(frame, crs, label))
     check_extent(out, crs, label=label, source=CRS(frame.crs))
     return round_coordinates(out)
+
+
+def _not_landing(frame: gpd.GeoDataFrame, crs: CRS, label: str) -> str:
+    """The message for coordinates that do not land in the working CRS, with the likely fix:
+    projected numbers in a file that claims degrees (a GeoJSON without a ``crs`` member
+    always claims EPSG:4326) need the CRS they are in, given by hand."""
+    source = CRS(frame.crs)
+    head = f"{label}: coordinates in {crs_text(source)} do not land in {crs_text(crs)}."
+    minx, miny, maxx, maxy = (float(v) for v in frame.geometry.dropna().total_bounds)
+    degrees = max(abs(minx), abs(maxx)) <= 180 and max(abs(miny), abs(maxy)) <= 90
+    if source.is_geographic and not degrees:
+        working = crs_text(crs)
+        example = working if ":" in working else "EPSG:...."
+        return (
+            f"{head} The file says {crs_text(source)} (degrees), but its coordinates "
+            f"({minx:,.0f}, {miny:,.0f}) are not longitudes and latitudes: they are projected "
+            "(a GeoJSON without a crs member always says EPSG:4326). Fix: give the CRS they "
+            f"are in: --crs {example} (if that is it) for a proposals file, or crs = "
+            '"..." for the layer in the layers manifest.'
+        )
+    return f"{head} Fix: check that the CRS given for the layer is the one it is in."
 
 
 COORDINATE_DECIMALS = 6
