@@ -145,17 +145,22 @@ def test_check_writes_one_sheet_per_proposal_and_an_index(tmp_path: Path) -> Non
     stems = {pid: hashed(sanitise(pid), pid) for pid in ids}
     assert len(set(stems.values())) == 3
     names = {p.name for p in out.iterdir()}
-    for stem in stems.values():
-        assert {f"{stem}.pdf", f"timeline_{stem}.png"} <= names
+    for stem in stems.values():  # each application's files in a folder named by its stem
+        assert stem in names
+        assert {f"{stem}.pdf", f"timeline_{stem}.png"} <= {p.name for p in (out / stem).iterdir()}
     assert "calcsheet.csv" in names
     with (out / "index.csv").open(encoding="utf-8-sig") as handle:
         index = {row["proposal_id"]: row for row in csv.DictReader(handle)}
     assert set(index) == set(ids)
     for pid, stem in stems.items():
         assert index[pid]["file_stem"] == stem
-        assert index[pid]["files"] == f"{stem}.pdf;timeline_{stem}.png"
-    pages = [p for p in names if p.endswith(".pdf")]
-    assert sorted(pages) == sorted([f"{s}.pdf" for s in stems.values()] + ["calcsheet.pdf"])
+        assert index[pid]["files"] == f"{stem}/{stem}.pdf;{stem}/timeline_{stem}.png"
+    pages = [str(p.relative_to(out)) for p in out.rglob("*.pdf")]
+    assert sorted(pages) == sorted(
+        [f"{s}/{s}.pdf" for s in stems.values()]
+        + [f"{s}/report.pdf" for s in stems.values()]
+        + ["calcsheet.pdf"]
+    )
     calc = pypdf.PdfReader(out / "calcsheet.pdf")
     assert len(calc.pages) == 3  # one page per proposal, none of them a map sheet
     assert "Runoff calculation sheet: proposal calcsheet" in calc.pages[2].extract_text()

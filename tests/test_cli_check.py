@@ -78,14 +78,11 @@ def test_check_writes_outputs_and_exits_0(town: tuple[Path, Path], tmp_path: Pat
     assert result.exit_code == 0, result.output
     # --map defaults to both: a PDF and a PNG sheet per proposal and the web map; --report
     # too: a folder per application with its report.pdf, and index.html
-    assert sorted((out / "P-1").iterdir()) == [out / "P-1" / "report.pdf"]
+    # every per-application file in the application's own folder
+    assert sorted(p.name for p in (out / "P-1").iterdir()) == ["P-1.pdf", "P-1.png", "report.pdf"]
     assert sorted(p.name for p in out.iterdir()) == [
         "P-1",
-        "P-1.pdf",
-        "P-1.png",
         "P-2",
-        "P-2.pdf",
-        "P-2.png",
         "calcsheet.csv",
         "calcsheet.pdf",
         "findings.geojson",

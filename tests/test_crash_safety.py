@@ -133,7 +133,7 @@ def test_check_killed_keeps_earlier_output(tmp_path: Path) -> None:
     assert first.returncode == 0, first.stderr
     names = set(output_names(out))
     assert set(CHECK_FILES) <= names, names  # and the maps, web map and calculation sheet
-    assert {"P-1.pdf", "webmap.html", "calcsheet.csv"} <= names, names
+    assert {"P-1/P-1.pdf", "P-1/report.pdf", "webmap.html", "calcsheet.csv"} <= names, names
     expected = {name: read_output(out / name) for name in sorted(names)}
     rng = random.Random(9)
     again = command(*args, "--overwrite")

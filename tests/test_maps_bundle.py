@@ -30,7 +30,9 @@ def test_map_paths_are_the_files_written(tmp_path, ruleset):
         siting=False,
     )
     assert written == expected
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in expected)
+    on_disk = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
+    assert on_disk == sorted(str(p.relative_to(tmp_path)) for p in expected)
+    assert expected[0] == tmp_path / "P-1" / "P-1.png"  # each application's sheets in its folder
 
 
 def test_map_none_writes_nothing(tmp_path, ruleset):

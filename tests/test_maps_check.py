@@ -40,9 +40,10 @@ def test_check_writes_sheets_and_webmap(inputs, tmp_path):
     result = _check(layers, path, out, "--map", "pdf")
     assert result.exit_code == 0, result.output
     names = {p.name for p in out.iterdir()}
-    assert {"summary.csv", "findings.gpkg", "P-1.pdf", "webmap.html"} <= names
-    assert "P-1.png" not in names
-    text = pypdf.PdfReader(out / "P-1.pdf").pages[0].extract_text()
+    assert {"summary.csv", "findings.gpkg", "P-1", "webmap.html"} <= names
+    assert "P-1.pdf" in {p.name for p in (out / "P-1").iterdir()}
+    assert not (out / "P-1" / "P-1.png").exists()
+    text = pypdf.PdfReader(out / "P-1" / "P-1.pdf").pages[0].extract_text()
     assert "Proposal: P-1" in text
     assert "Screening result, not a permit decision" in text
 

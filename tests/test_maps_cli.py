@@ -30,10 +30,10 @@ def test_map_command_on_the_lot_line_devices_case(tmp_path):
     ]
     result = runner.invoke(cli, args)
     assert result.exit_code == 0, result.output
-    pdf = tmp_path / "P09-lot-line-devices.pdf"
+    pdf = tmp_path / "P09-lot-line-devices" / "P09-lot-line-devices.pdf"
     assert pdf.exists()
     assert (tmp_path / "webmap.html").exists()
-    assert not (tmp_path / "P09-lot-line-devices.png").exists()
+    assert not (tmp_path / "P09-lot-line-devices" / "P09-lot-line-devices.png").exists()
     text = pypdf.PdfReader(pdf).pages[0].extract_text()
     # the device 9 ft from its lot line fails SW205 and is labelled; the 11 ft one passes
     assert "SW205 9.0 ft < 10 ft" in text
@@ -121,7 +121,8 @@ def test_sheet_shows_dem_contours(tmp_path):
         ],
     )
     assert result.exit_code == 0, result.output
-    text = pypdf.PdfReader(tmp_path / "P11-septic-gradient.pdf").pages[0].extract_text()
+    sheet = tmp_path / "P11-septic-gradient" / "P11-septic-gradient.pdf"
+    text = pypdf.PdfReader(sheet).pages[0].extract_text()
     assert "Existing ground contour (1 ft; DEM)" in text
     assert "315" in text  # an index contour's label
     assert "SW201 15.0 ft < 20 ft" in text

@@ -178,8 +178,10 @@ def files_by_id(stems: Mapping[str, str], paths: Iterable[Path]) -> dict[str, li
         for prefix in RESERVED_PREFIXES:
             base = base.removeprefix(prefix)
         pid = owner.get(base) or owner.get(_PAGE_SUFFIX.sub("", base))
-        if pid is not None:
-            found.setdefault(pid, []).append(Path(path).name)
+        if pid is not None:  # in the application's own folder: named with it
+            nested = Path(path).parent.name == stems[pid]
+            name = f"{stems[pid]}/{Path(path).name}" if nested else Path(path).name
+            found.setdefault(pid, []).append(name)
     return found
 
 

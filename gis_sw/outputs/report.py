@@ -161,7 +161,11 @@ def write_check_outputs(
             )
         if maps is not None:  # a chart per proposal only when drawings are asked for
             written += write_timelines(
-                out_dir, proposals=proposals, ruleset=ruleset, overwrite=overwrite
+                out_dir,
+                proposals=proposals,
+                ruleset=ruleset,
+                overwrite=overwrite,
+                per_application=True,
             )
         written += write_run_calc_sheet(
             out_dir,
@@ -220,7 +224,8 @@ def planned_outputs(
             proposals.disturbance["start_date"].notna(), "proposal_id"
         ]
         paths += [
-            timeline_path(out_dir, pid, stems=stems) for pid in sorted(set(dated.astype(str)))
+            timeline_path(out_dir, pid, stems=stems, per_application=True)
+            for pid in sorted(set(dated.astype(str)))
         ]
         from gis_sw.outputs.maps.bundle import map_paths
 

@@ -99,12 +99,18 @@ def write_timeline(
 
 
 def timeline_path(
-    folder: str | Path, proposal_id: str, *, stems: Mapping[str, str] | None = None
+    folder: str | Path,
+    proposal_id: str,
+    *,
+    stems: Mapping[str, str] | None = None,
+    per_application: bool = False,
 ) -> Path:
-    """``timeline_<stem>.png`` in ``folder``; the stem from ``stems`` (every id of the run,
-    :func:`gis_sw.outputs.names.file_stems`), else of the id alone."""
+    """``timeline_<stem>.png`` in ``folder`` (in ``folder/<stem>/`` with ``per_application``);
+    the stem from ``stems`` (every id of the run, :func:`gis_sw.outputs.names.file_stems`),
+    else of the id alone."""
     stem = stems[str(proposal_id)] if stems is not None else file_stem(str(proposal_id))
-    return Path(folder) / f"timeline_{stem}.png"
+    base = Path(folder) / stem if per_application else Path(folder)
+    return base / f"timeline_{stem}.png"
 
 
 def write_timelines(
@@ -113,8 +119,10 @@ def write_timelines(
     proposals: Proposals,
     ruleset: Ruleset,
     overwrite: bool = True,
+    per_application: bool = False,
 ) -> list[Path]:
-    """Write ``timeline_<id>.png`` for every proposal with dated phases; return the paths.
+    """Write ``timeline_<id>.png`` for every proposal with dated phases (in each one's own
+    folder with ``per_application``); return the paths.
 
     Raises
     ------
@@ -125,7 +133,7 @@ def write_timelines(
     stems = file_stems(proposals.ids)
     for pid in proposals.ids:
         path = write_timeline(
-            timeline_path(folder, pid, stems=stems),
+            timeline_path(folder, pid, stems=stems, per_application=per_application),
             proposals=proposals,
             ruleset=ruleset,
             proposal_id=pid,

@@ -360,6 +360,7 @@ def _targets(
     out_dir: Path, name: str, plan: SheetPlan, formats: Sequence[str]
 ) -> dict[str, list[Path]]:
     targets: dict[str, list[Path]] = {}
+    out_dir = out_dir / name  # each application's sheets in its own folder
     if "pdf" in formats:
         targets["pdf"] = [out_dir / f"{name}.pdf"]
     if "png" in formats:
