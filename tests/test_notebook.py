@@ -118,6 +118,6 @@ def test_notebook_runs_top_to_bottom(tmp_path: Path, monkeypatch: pytest.MonkeyP
     text, images, errors = _outputs(nb)
     _check_outputs(text, images, errors)
     # the outputs went to the folder given, not into the repository
-    assert (work / "maps" / "P09-lot-line-devices.png").is_file()
+    assert (work / "maps" / "P09-lot-line-devices" / "P09-lot-line-devices.png").is_file()
     assert (work / "maps" / "webmap.html").is_file()
     assert (work / "batch" / "summary.csv").is_file()
