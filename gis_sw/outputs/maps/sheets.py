@@ -539,17 +539,15 @@ def _write_proposal(
             "proposal %s has nothing to draw (no disturbance, device or finding)", proposal_id
         )
         return []
-    plan, geom, bounds = planned
+    plan = planned[0]
     targets = _targets(out, stem, plan, formats)
     for paths in targets.values():
         for path in paths:
             check_writable(path, overwrite=overwrite)
     pages = _render_pages(
         proposal_id,
-        site=site,
-        plan=plan,
-        geom=geom,
-        bounds=bounds,
+        site,
+        planned,
         layers=layers,
         proposals=proposals,
         ruleset=ruleset,
@@ -583,11 +581,9 @@ def _write_proposal(
 
 def _render_pages(
     proposal_id: str,
-    *,
     site: SiteData,
-    plan: SheetPlan,
-    geom: Any,
-    bounds: tuple[float, float, float, float],
+    planned: tuple[SheetPlan, Any, tuple[float, float, float, float]],
+    *,
     layers: LayerSet,
     proposals: Proposals,
     ruleset: Ruleset,
@@ -595,7 +591,9 @@ def _render_pages(
     basemap: str | Path | None,
     date_text: str,
 ) -> list[_Page]:
-    """Every page of one proposal, drawn (each page's figure in ``.figure``)."""
+    """Every page of one proposal as :func:`_plan` planned it, drawn (each page's figure in
+    ``.figure``)."""
+    plan, geom, bounds = planned
     core = shapely.union_all(
         np.asarray([*site.disturbance.geometry, *site.devices.geometry], dtype=object)
     )
@@ -671,15 +669,12 @@ def render_pages(
     planned = _plan(site, size, scale_ft_per_in)
     if planned is None:
         return []
-    plan, geom, bounds = planned
     date_text = (run_date or dt.datetime.now(tz=dt.UTC).date()).isoformat()
     with mpl.rc_context(_RC):
         return _render_pages(
             proposal_id,
-            site=site,
-            plan=plan,
-            geom=geom,
-            bounds=bounds,
+            site,
+            planned,
             layers=layers,
             proposals=proposals,
             ruleset=ruleset,
