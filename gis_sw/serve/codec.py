@@ -40,8 +40,8 @@ from pyproj import CRS, Transformer
 
 from gis_sw.errors import GisSwError, LayerError, Problem
 from gis_sw.layers.build import make_proposals, normalise
+from gis_sw.layers.proposal_checks import check_attributes
 from gis_sw.layers.proposals import ATTRIBUTE_COLUMNS, Proposals
-from gis_sw.layers.proposals_io import _check_attributes
 from gis_sw.layers.specs import PROPOSAL_LAYERS
 from gis_sw.layers.validate import validate_layer
 from gis_sw.ruleset import Ruleset
@@ -178,7 +178,7 @@ def parse_document(doc: Any, ruleset: Ruleset) -> Proposals:
     key = ("proposals", rules_key, table.to_json(date_format="iso", default_handler=str))
     known = _VALIDATED.get(key)
     if known is None:
-        known = (None, tuple(_check_attributes(table, ruleset, "proposal")))
+        known = (None, tuple(check_attributes(table, ruleset, "proposal")))
         _remember(key, known)
     problems.extend(known[1])
     if problems:
