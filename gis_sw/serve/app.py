@@ -43,14 +43,12 @@ from __future__ import annotations
 import io
 import json
 import logging
-import math
 import re
 import tempfile
 import threading
 import time
 import zipfile
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +75,17 @@ from gis_sw.serve.codec import (
     parse_document,
     to_documents,
 )
+from gis_sw.serve.findings_json import encode_findings, json_number
+from gis_sw.serve.http import (
+    LOCAL_NAMES,
+    STATIC_FILES,
+    BusyError,
+    asset,
+    error,
+    guarded,
+    hide_folder,
+    read_body,
+)
 
 log = logging.getLogger(__name__)
 
@@ -94,60 +103,6 @@ UPLOAD_SUFFIXES = (".gpkg", ".geojson", ".json", ".fgb", ".parquet", ".dxf", ".z
 CONTEXT_LAYERS = ("buildings", "wells", "septic_fields", "wetlands", "water_bodies")
 OUTCOME_ORDER = ("fail", "review", "required", "info", "pass")
 
-_STATIC = {
-    "app.js": ("serve", "app.js", "text/javascript"),
-    "app.css": ("serve", "app.css", "text/css"),
-    "geoman.js": ("serve", "vendor/geoman/leaflet-geoman.min.js", "text/javascript"),
-    "geoman.css": ("serve", "vendor/geoman/leaflet-geoman.css", "text/css"),
-    "leaflet.js": ("outputs", "leaflet/leaflet.js", "text/javascript"),
-    "leaflet.css": ("outputs", "leaflet/leaflet.css", "text/css"),
-    "images/layers.png": ("outputs", "leaflet/layers.png", "image/png"),
-    "images/layers-2x.png": ("outputs", "leaflet/layers-2x.png", "image/png"),
-}
-
-CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-    "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; "
-    "frame-ancestors 'none'"
-)
-
-
-class TooLargeError(RequestError):
-    """A body over its limit (HTTP 413)."""
-
-
-class BusyError(RequestError):
-    """Another sheet is being drawn (HTTP 503)."""
-
-
-def _asset(where: str, name: str) -> bytes:
-    if where == "serve":
-        return resources.files("gis_sw.serve").joinpath("static", *name.split("/")).read_bytes()
-    return resources.files("gis_sw.outputs").joinpath("vendor", *name.split("/")).read_bytes()
-
-
-def _error(message: str, status: int = 400) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
-
-
-def _hide(text: str, folder: str) -> str:
-    """A message without the server's temporary folder in it."""
-    return text.replace(folder + "/", "").replace(folder, "")
-
-
-def _text(value: Any) -> Any:
-    """A finding's text cell as JSON: missing as null, anything else as text."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return None
-    return value if isinstance(value, str) else str(value)
-
-
-def _number(value: Any) -> float | None:
-    if value is None:
-        return None
-    number = float(value)
-    return round(number, 2) if np.isfinite(number) else None
-
 
 class App:
     """The routes over one town (kept apart from Starlette so tests can build it cheaply)."""
@@ -157,7 +112,7 @@ class App:
         self.to_wgs = Transformer.from_crs(town.crs, WGS84, always_xy=True)
         self.to_town = Transformer.from_crs(WGS84, town.crs, always_xy=True)
         self.documents = to_documents(proposals) if proposals is not None else []
-        self.page = _asset("serve", "index.html")
+        self.page = asset("serve", "index.html")
         self._drawing = threading.Lock()
 
     # -- helpers ------------------------------------------------------------------------------
@@ -167,23 +122,8 @@ class App:
 
         return feature_collection(frame, columns)
 
-    async def _body(self, request: Request, limit: int) -> bytes:
-        declared = request.headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > limit:
-            raise TooLargeError(
-                f"the body is {int(declared):,} bytes; the limit is {limit:,} bytes."
-            )
-        chunks: list[bytes] = []
-        size = 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                raise TooLargeError(f"the body is over the limit of {limit:,} bytes.")
-            chunks.append(chunk)
-        return b"".join(chunks)
-
     async def _document(self, request: Request) -> Proposals:
-        raw = await self._body(request, MAX_DOCUMENT_BYTES)
+        raw = await read_body(request, MAX_DOCUMENT_BYTES)
         try:
             doc = json.loads(raw)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -211,10 +151,10 @@ class App:
 
     async def static(self, request: Request) -> Response:
         name = request.path_params["name"]
-        if name not in _STATIC:
-            return _error("no such file", 404)
-        where, path, media = _STATIC[name]
-        return Response(_asset(where, path), media_type=media)
+        if name not in STATIC_FILES:
+            return error("no such file", 404)
+        where, path, media = STATIC_FILES[name]
+        return Response(asset(where, path), media_type=media)
 
     async def town_info(self, request: Request) -> Response:
         minx, miny, maxx, maxy = self.town.bounds
@@ -242,7 +182,7 @@ class App:
         try:
             w, s, e, n = (float(v) for v in request.query_params.get("bbox", "").split(","))
         except ValueError:
-            return _error("bbox must be four numbers: west,south,east,north (degrees).")
+            return error("bbox must be four numbers: west,south,east,north (degrees).")
         xs, ys = self.to_town.transform([w, e, e, w], [s, s, n, n])
         hits = self.town.parcels_in(shapely.box(min(xs), min(ys), max(xs), max(ys)))
         if len(hits) > MAX_PARCELS:
@@ -254,7 +194,7 @@ class App:
             lon = float(request.query_params["lon"])
             lat = float(request.query_params["lat"])
         except (KeyError, ValueError):
-            return _error("give lon and lat as numbers (degrees).")
+            return error("give lon and lat as numbers (degrees).")
         x, y = self.to_town.transform(lon, lat)
         hits = self.town.parcels_near(x, y, 25.0)
         return JSONResponse(self._parcels_fc(hits.iloc[:1]))
@@ -291,15 +231,15 @@ class App:
         parcel_id = q.get("parcel_id", "")
         klass = q.get("device_class", "roof")
         if klass not in ("roof", "vehicle"):
-            return _error("device_class must be roof or vehicle.")
+            return error("device_class must be roof or vehicle.")
         depth: float | None = None
         if q.get("depth_ft"):
             try:
                 depth = float(q["depth_ft"])
             except ValueError:
-                return _error("depth_ft must be a number of feet.")
+                return error("depth_ft must be a number of feet.")
             if not np.isfinite(depth) or depth < 0:
-                return _error("depth_ft must be 0 or more (feet below ground).")
+                return error("depth_ft must be 0 or more (feet below ground).")
         frame = await run_in_threadpool(
             self.town.siting, [parcel_id], device_classes=(klass,), depth_ft=depth
         )
@@ -311,7 +251,7 @@ class App:
                 "parcel_id": parcel_id,
                 "device_class": klass,
                 "depth_ft": depth,
-                "area_sqft": _number(row["area_sqft"]),
+                "area_sqft": json_number(row["area_sqft"]),
                 "outcome": str(row["outcome"]),
                 "reason": str(row["reason"]),
                 "polygon": self._fc(sited, ("parcel_id", "area_sqft", "outcome")),
@@ -326,7 +266,7 @@ class App:
         screening = await run_in_threadpool(self.town.screen, proposals, siting=False)
         screened = time.perf_counter()
         findings = screening.findings
-        rows, lines = self._encode_findings(findings)
+        rows, lines = encode_findings(findings, self.to_wgs)
         now = time.perf_counter()
         elapsed = (now - started) * 1000
         parts = {
@@ -345,51 +285,13 @@ class App:
             headers={"Server-Timing": f"{timing}, check;dur={elapsed:.1f}"},
         )
 
-    def _encode_findings(self, findings: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """The findings panel's rows and the map's finding geometries (EPSG:4326).
-
-        Column arrays and the app's one transformer, not a frame per row and a CRS per call:
-        this runs on every edit.
-        """
-        names = (
-            "finding_id", "rule_id", "title", "citation", "outcome", "severity", "message",
-            "subject_id", "measured", "threshold", "unit", "waived",
-        )  # fmt: skip
-        cols = {c: findings[c].to_numpy() for c in names}
-        rows = []
-        for i in range(len(findings)):
-            row = {c: _text(cols[c][i]) for c in names}
-            row["measured"] = _number(cols["measured"][i])
-            row["threshold"] = _number(cols["threshold"][i])
-            row["waived"] = bool(cols["waived"][i])
-            rows.append(row)
-        geoms = np.asarray(findings.geometry.to_numpy(), dtype=object)
-        drawn = np.flatnonzero(
-            ~(shapely.is_missing(geoms) | shapely.is_empty(geoms))
-            & (shapely.get_type_id(geoms) != 0)
-        )
-        lines: list[dict[str, Any]] = []
-        if len(drawn):
-            wgs = shapely.transform(geoms[drawn], self._degrees)
-            texts = shapely.to_geojson(shapely.set_precision(wgs, 1e-7))
-            for i, text in zip(drawn.tolist(), texts, strict=True):
-                props = {
-                    c: _text(cols[c][i]) for c in ("rule_id", "outcome", "subject_id", "message")
-                }
-                lines.append({"type": "Feature", "properties": props, "geometry": json.loads(text)})
-        return rows, lines
-
-    def _degrees(self, xy: np.ndarray) -> np.ndarray:
-        lon, lat = self.to_wgs.transform(xy[:, 0], xy[:, 1])
-        return np.column_stack([lon, lat])
-
     def _stem(self, proposals: Proposals) -> str:
         return re.sub(r"[^A-Za-z0-9_.-]", "_", proposals.ids[0])[:60] or "proposal"
 
     async def export_findings(self, request: Request) -> Response:
         kind = request.query_params.get("format", "csv")
         if kind not in ("csv", "geojson"):
-            return _error("format must be csv or geojson.")
+            return error("format must be csv or geojson.")
         proposals = await self._document(request)
         body = await run_in_threadpool(self._findings_file, proposals, kind)
         stem = self._stem(proposals)
@@ -415,7 +317,7 @@ class App:
                     return write_summary_csv(folder / "summary.csv", findings).read_bytes()
                 written = write_findings_geojson(folder, findings)
             except GisSwError as exc:
-                raise RequestError(_hide(str(exc), tmp)) from None
+                raise RequestError(hide_folder(str(exc), tmp)) from None
             buffer = io.BytesIO()
             with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
                 for path in written:
@@ -478,7 +380,7 @@ class App:
                     proposal_ids=ids,
                 )
             except GisSwError as exc:
-                raise RequestError(_hide(str(exc), tmp)) from None
+                raise RequestError(hide_folder(str(exc), tmp)) from None
             pdfs = [p for p in written if p.suffix == ".pdf"]
             return pdfs[0].read_bytes()
 
@@ -487,13 +389,13 @@ class App:
         shown = re.sub(r"[^A-Za-z0-9_. -]", "_", Path(name.replace("\\", "/")).name)[:80]
         suffix = Path(shown).suffix.lower()
         if suffix not in UPLOAD_SUFFIXES:
-            return _error(
+            return error(
                 f"{shown}: a {suffix or 'nameless'} file cannot be read as proposals. Fix: "
                 f"upload one of {', '.join(UPLOAD_SUFFIXES)}."
             )
-        raw = await self._body(request, MAX_UPLOAD_BYTES)
+        raw = await read_body(request, MAX_UPLOAD_BYTES)
         if not raw:
-            return _error(f"{shown}: the file is empty.")
+            return error(f"{shown}: the file is empty.")
         with tempfile.TemporaryDirectory(prefix="gis-sw-upload-") as tmp:
             path = Path(tmp) / f"upload{suffix}"
             path.write_bytes(raw)
@@ -503,17 +405,17 @@ class App:
                 proposals = await run_in_threadpool(read_proposals, path, ruleset=self.town.ruleset)
             except GisSwError as exc:
                 text = str(exc).replace(str(path), shown).replace(tmp, "")
-                return _error(f"{shown}: {text}" if shown not in text else text)
+                return error(f"{shown}: {text}" if shown not in text else text)
             except Exception as exc:  # noqa: BLE001 (GDAL's errors on a file of no such format)
                 text = str(exc).replace(str(path), shown).replace(tmp, "")
-                return _error(f"{shown} could not be read as proposals ({text[:200]}).")
+                return error(f"{shown} could not be read as proposals ({text[:200]}).")
         self._inside_town(proposals, shown)
         return JSONResponse({"filename": shown, "documents": to_documents(proposals)})
 
     async def export(self, request: Request) -> Response:
         kind = request.query_params.get("format", "gpkg")
         if kind not in ("gpkg", "geojson"):
-            return _error("format must be gpkg or geojson.")
+            return error("format must be gpkg or geojson.")
         proposals = await self._document(request)
         stem = re.sub(r"[^A-Za-z0-9_.-]", "_", proposals.ids[0])[:60] or "proposal"
         if kind == "gpkg":
@@ -529,11 +431,6 @@ class App:
         )
 
 
-LOCAL_NAMES = ("127.0.0.1", "localhost", "::1")
-"""Host names the app answers to by default: a page on another site that points its own
-name at 127.0.0.1 (DNS rebinding) gets HTTP 400, not the town's layers."""
-
-
 def create_app(
     town: Town,
     *,
@@ -546,24 +443,6 @@ def create_app(
     ``--host 0.0.0.0`` needs).
     """
     app = App(town, proposals=proposals)
-
-    def guarded(endpoint: Any) -> Any:
-        async def run(request: Request) -> Response:
-            try:
-                response: Response = await endpoint(request)
-            except TooLargeError as exc:
-                return _error(str(exc), 413)
-            except BusyError as exc:
-                return _error(str(exc), 503)
-            except GisSwError as exc:
-                status = 404 if "no parcel with parcel_id" in str(exc) else 400
-                return _error(str(exc), status)
-            response.headers["Content-Security-Policy"] = CSP
-            response.headers["X-Content-Type-Options"] = "nosniff"
-            response.headers["Cache-Control"] = "no-store"
-            return response
-
-        return run
 
     routes = [
         Route("/", guarded(app.index)),
