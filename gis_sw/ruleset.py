@@ -265,30 +265,39 @@ def _build(
                 problems.append(f"[{section}] is missing {f.name}")
             continue
         value = table[f.name]
-        kind = str(f.type)
         try:
-            if kind.startswith("tuple"):
-                if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                    raise TypeError("a list of strings")
-                value = tuple(value)
-            elif kind == "float":
-                if isinstance(value, bool) or not isinstance(value, int | float):
-                    raise TypeError("a number")
-                if value < 0:
-                    raise TypeError("a number of 0 or more")
-                value = float(value)
-            elif kind == "int":
-                if isinstance(value, bool) or not isinstance(value, int):
-                    raise TypeError("a whole number")
-            elif kind == "str" and not isinstance(value, str):
-                raise TypeError("a string")
+            values[f.name] = _typed(str(f.type), value)
         except TypeError as exc:
             problems.append(f"[{section}] {f.name} = {value!r} should be {exc}")
-            continue
-        values[f.name] = value
     if any(p.startswith(f"[{section}]") for p in problems):
         return None
     return cls(**values)
+
+
+def _typed(kind: str, value: Any) -> Any:
+    """Return a TOML value as the field type ``kind`` names (``tuple[str, ...]``, ``float`` ...).
+
+    Raises
+    ------
+    TypeError
+        Saying what the value should be (``"a number of 0 or more"``).
+    """
+    if kind.startswith("tuple"):
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise TypeError("a list of strings")
+        return tuple(value)
+    if kind == "float":
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise TypeError("a number")
+        if value < 0:
+            raise TypeError("a number of 0 or more")
+        return float(value)
+    if kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError("a whole number")
+    elif kind == "str" and not isinstance(value, str):
+        raise TypeError("a string")
+    return value
 
 
 def _storms(table: Any, problems: list[str]) -> StormParams | None:

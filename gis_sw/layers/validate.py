@@ -191,52 +191,10 @@ def validate_layer(
         geoms[present] = shapely.force_2d(geoms[present])
         warnings.append("Z/M values dropped (2-D geometry is used).")
 
-    allowed = ALLOWED_TYPES.get(spec.geometry)
-    if allowed is not None:
-        types = pd.Series(shapely.get_type_id(geoms), index=frame.index)
-        names = types.map(_TYPE_NAMES)
-        wrong = present & ~names.isin(allowed).to_numpy()
-        if wrong.any():
-            found = ", ".join(sorted(set(names[wrong])))
-            problems.append(
-                Problem(
-                    name,
-                    f"{int(wrong.sum())} feature(s) are {found}, not {spec.geometry.value}: "
-                    f"{listing(labels[wrong])}.",
-                    f"give {spec.kind} as {' or '.join(sorted(allowed))} geometries.",
-                )
-            )
-        present = present & ~wrong
-
-    invalid = present & ~shapely.is_valid(geoms)
-    repaired: tuple[str, ...] = ()
-    if invalid.any():
-        reasons = shapely.is_valid_reason(geoms[invalid])
-        bad = [f"{lab} ({why})" for lab, why in zip(labels[invalid], reasons, strict=True)]
-        if strict:
-            problems.append(
-                Problem(
-                    name,
-                    f"{int(invalid.sum())} invalid geometr(ies): {listing(bad)}.",
-                    "repair them in the source, or run without --strict to repair with make_valid.",
-                )
-            )
-        else:
-            fixed = _repair(geoms[invalid], spec.geometry)
-            collapsed = shapely.is_empty(fixed)
-            if collapsed.any():
-                problems.append(
-                    Problem(
-                        name,
-                        "invalid geometries that collapse to nothing when repaired: "
-                        f"{listing(labels[invalid][collapsed])}.",
-                        "redraw these features.",
-                    )
-                )
-            geoms = geoms.copy()
-            geoms[invalid] = fixed
-            repaired = tuple(str(x) for x in labels[invalid])
-            logger.info("%s: repaired %d invalid geometries", name, len(repaired))
+    present &= ~_wrong_types(geoms, present, spec=spec, labels=labels, name=name, problems=problems)
+    geoms, repaired = _repair_invalid(
+        geoms, present, spec=spec, labels=labels, name=name, strict=strict, problems=problems
+    )
 
     problems.extend(_check_attributes(frame, spec, labels, name))
     if problems:
@@ -248,6 +206,81 @@ def validate_layer(
             out[column] = id_text(out[column])
     validated = gpd.GeoDataFrame(out, geometry=frame.geometry.name, crs=frame.crs)
     return ValidatedLayer(validated, repaired, tuple(warnings)), []
+
+
+def _wrong_types(
+    geoms: np.ndarray,
+    present: np.ndarray,
+    *,
+    spec: LayerSpec,
+    labels: pd.Series,
+    name: str,
+    problems: list[Problem],
+) -> np.ndarray:
+    """Return the mask of present geometries of a type the spec refuses (a problem if any)."""
+    allowed = ALLOWED_TYPES.get(spec.geometry)
+    if allowed is None:
+        return np.zeros(len(geoms), dtype=bool)
+    names = pd.Series(shapely.get_type_id(geoms)).map(_TYPE_NAMES)
+    wrong = present & ~names.isin(allowed).to_numpy()
+    if wrong.any():
+        found = ", ".join(sorted(set(names[wrong])))
+        problems.append(
+            Problem(
+                name,
+                f"{int(wrong.sum())} feature(s) are {found}, not {spec.geometry.value}: "
+                f"{listing(labels[wrong])}.",
+                f"give {spec.kind} as {' or '.join(sorted(allowed))} geometries.",
+            )
+        )
+    return wrong
+
+
+def _repair_invalid(
+    geoms: np.ndarray,
+    present: np.ndarray,
+    *,
+    spec: LayerSpec,
+    labels: pd.Series,
+    name: str,
+    strict: bool,
+    problems: list[Problem],
+) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Return the geometries with invalid ones repaired, and the labels of those repaired.
+
+    Under ``strict`` invalid geometries are a problem instead; so are repairs that collapse
+    to nothing.
+    """
+    invalid = present & ~shapely.is_valid(geoms)
+    if not invalid.any():
+        return geoms, ()
+    if strict:
+        reasons = shapely.is_valid_reason(geoms[invalid])
+        bad = [f"{lab} ({why})" for lab, why in zip(labels[invalid], reasons, strict=True)]
+        problems.append(
+            Problem(
+                name,
+                f"{int(invalid.sum())} invalid geometr(ies): {listing(bad)}.",
+                "repair them in the source, or run without --strict to repair with make_valid.",
+            )
+        )
+        return geoms, ()
+    fixed = _repair(geoms[invalid], spec.geometry)
+    collapsed = shapely.is_empty(fixed)
+    if collapsed.any():
+        problems.append(
+            Problem(
+                name,
+                "invalid geometries that collapse to nothing when repaired: "
+                f"{listing(labels[invalid][collapsed])}.",
+                "redraw these features.",
+            )
+        )
+    geoms = geoms.copy()
+    geoms[invalid] = fixed
+    repaired = tuple(str(x) for x in labels[invalid])
+    logger.info("%s: repaired %d invalid geometries", name, len(repaired))
+    return geoms, repaired
 
 
 def strip_text(frame: gpd.GeoDataFrame, columns: Iterable[str]) -> gpd.GeoDataFrame:

@@ -13,7 +13,7 @@ The page edits one proposal as one GeoJSON FeatureCollection with a foreign memb
 columns of that layer's spec (:data:`gis_sw.layers.specs.PROPOSAL_LAYERS`), and any other
 property is ignored.  Every feature belongs to the document's proposal.  The document goes
 through the same validation as a proposals file (:func:`gis_sw.layers.validate.validate_layer`,
-the attribute checks of :mod:`gis_sw.layers.proposals_io`), then
+the attribute checks of :mod:`gis_sw.layers.proposal_checks`), then
 :func:`gis_sw.layers.build.make_proposals`.
 
 A geometry that is not GeoJSON, has the wrong type for its layer, or lies outside longitude
@@ -107,7 +107,7 @@ def _geometry(raw: Any, where: str, kind: str) -> shapely.Geometry:
 
 
 def parse_document(doc: Any, ruleset: Ruleset) -> Proposals:
-    """The proposal of a page document, validated and in the working CRS.
+    """Return the proposal of a page document, validated and in the working CRS.
 
     Raises
     ------
@@ -116,38 +116,8 @@ def parse_document(doc: Any, ruleset: Ruleset) -> Proposals:
     LayerError
         For what a proposals file would be refused for (ids, values, dates).
     """
-    if not isinstance(doc, dict) or doc.get("type") != "FeatureCollection":
-        raise RequestError(
-            'the body is not a GeoJSON FeatureCollection. Fix: send {"type": '
-            '"FeatureCollection", "proposal": {...}, "features": [...]}.'
-        )
-    features = doc.get("features")
-    if not isinstance(features, list):
-        raise RequestError("the FeatureCollection has no 'features' list.")
-    if len(features) > MAX_FEATURES:
-        raise RequestError(f"{len(features)} features: one proposal may have {MAX_FEATURES}.")
-    given = doc.get("proposal")
-    attrs: dict[str, Any] = given if isinstance(given, dict) else {}
-    proposal_id = _text_id(attrs.get("proposal_id"))
-    if proposal_id is None:
-        raise RequestError("the document has no proposal.proposal_id. Fix: name the proposal.")
-    rows: dict[str, list[dict[str, Any]]] = {k: [] for k in EDITED_LAYERS}
-    geoms: dict[str, list[shapely.Geometry]] = {k: [] for k in EDITED_LAYERS}
-    for n, feature in enumerate(features, start=1):
-        props = feature.get("properties") if isinstance(feature, dict) else None
-        props = props if isinstance(props, dict) else {}
-        kind = props.get("layer")
-        label = _text_id(props.get("device_id") or props.get("disturbance_id"))
-        where = f"feature {n}" + (f" ({label:.60})" if label else "")
-        if kind not in EDITED_LAYERS:
-            raise RequestError(
-                f"{where}: properties.layer is {str(kind)[:40]!r}. Fix: one of "
-                f"{', '.join(EDITED_LAYERS)}."
-            )
-        geoms[kind].append(_geometry(feature.get("geometry"), where, kind))
-        row = {c: props.get(c) for c in _columns(kind) if c in props}
-        row["proposal_id"] = proposal_id
-        rows[kind].append(row)
+    features, attrs, proposal_id = _collection(doc)
+    rows, geoms = _features(features, proposal_id)
     working = ruleset.working_crs
     frames: dict[str, gpd.GeoDataFrame] = {}
     problems: list[Problem] = []
@@ -219,6 +189,63 @@ def parse_document(doc: Any, ruleset: Ruleset) -> Proposals:
         attributes=base.attributes.copy(),
         impervious=None if base.impervious is None else base.impervious.copy(),
     )
+
+
+def _collection(doc: Any) -> tuple[list[Any], dict[str, Any], str]:
+    """Return a document's features, its ``proposal`` member and the proposal id.
+
+    Raises
+    ------
+    RequestError
+        For a body that is not a FeatureCollection of at most :data:`MAX_FEATURES` features
+        with a ``proposal.proposal_id``.
+    """
+    if not isinstance(doc, dict) or doc.get("type") != "FeatureCollection":
+        raise RequestError(
+            'the body is not a GeoJSON FeatureCollection. Fix: send {"type": '
+            '"FeatureCollection", "proposal": {...}, "features": [...]}.'
+        )
+    features = doc.get("features")
+    if not isinstance(features, list):
+        raise RequestError("the FeatureCollection has no 'features' list.")
+    if len(features) > MAX_FEATURES:
+        raise RequestError(f"{len(features)} features: one proposal may have {MAX_FEATURES}.")
+    given = doc.get("proposal")
+    attrs: dict[str, Any] = given if isinstance(given, dict) else {}
+    proposal_id = _text_id(attrs.get("proposal_id"))
+    if proposal_id is None:
+        raise RequestError("the document has no proposal.proposal_id. Fix: name the proposal.")
+    return features, attrs, proposal_id
+
+
+def _features(
+    features: list[Any], proposal_id: str
+) -> tuple[dict[str, list[dict[str, Any]]], dict[str, list[shapely.Geometry]]]:
+    """Return each edited layer's property rows and geometries (EPSG:4326), checked.
+
+    Raises
+    ------
+    RequestError
+        Naming the feature whose ``layer`` or geometry is not one the page may send.
+    """
+    rows: dict[str, list[dict[str, Any]]] = {k: [] for k in EDITED_LAYERS}
+    geoms: dict[str, list[shapely.Geometry]] = {k: [] for k in EDITED_LAYERS}
+    for n, feature in enumerate(features, start=1):
+        props = feature.get("properties") if isinstance(feature, dict) else None
+        props = props if isinstance(props, dict) else {}
+        kind = props.get("layer")
+        label = _text_id(props.get("device_id") or props.get("disturbance_id"))
+        where = f"feature {n}" + (f" ({label:.60})" if label else "")
+        if kind not in EDITED_LAYERS:
+            raise RequestError(
+                f"{where}: properties.layer is {str(kind)[:40]!r}. Fix: one of "
+                f"{', '.join(EDITED_LAYERS)}."
+            )
+        geoms[kind].append(_geometry(feature.get("geometry"), where, kind))
+        row = {c: props.get(c) for c in _columns(kind) if c in props}
+        row["proposal_id"] = proposal_id
+        rows[kind].append(row)
+    return rows, geoms
 
 
 _BASES: dict[tuple[Any, ...], Proposals] = {}
