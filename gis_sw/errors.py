@@ -56,6 +56,7 @@ class Problem:
     fix: str = ""
 
     def __str__(self) -> str:
+        """Return ``LAYER: MESSAGE Fix: FIX`` (no ``Fix:`` part when there is no fix)."""
         text = f"{self.layer}: {self.message}"
         return f"{text} Fix: {self.fix}" if self.fix else text
 

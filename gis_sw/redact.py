@@ -1,4 +1,4 @@
-"""What gis_sw may show of a string: passwords masked, control characters made visible.
+r"""What gis_sw may show of a string: passwords masked, control characters made visible.
 
 Two jobs, one module, used wherever a string from the user's inputs is printed, logged or
 stored in an output:
@@ -11,7 +11,7 @@ stored in an output:
   :data:`MASK` and keeping user, host, port and database visible;
   :func:`scrub` also removes given secret values wherever they occur (libpq quotes a bad
   %-encoded password alone in its error message);
-* :func:`printable` writes control characters as escapes (``\\x1b``, ``\\n``), so an id or
+* :func:`printable` writes control characters as escapes (``\x1b``, ``\n``), so an id or
   an attribute holding them cannot move the cursor, colour the terminal or forge a line.
 
 :class:`RedactingFilter` applies :func:`redact` to every log record; the command line
@@ -76,7 +76,7 @@ def redact(text: str) -> str:
 
 
 def redact_dsn(dsn: str) -> str:
-    """A connection string to show as a layer's source: its password left out entirely.
+    """Return a connection string to show as a layer's source: its password left out entirely.
 
     ``postgresql://ann:s3cret@db/town?password=x&sslmode=require`` gives
     ``postgresql://ann@db/town?sslmode=require``; ``host=db password='a b' dbname=town``
@@ -98,8 +98,11 @@ _SECRET_PARAM = re.compile(rf"(?i){_SECRET_KEY}=")
 
 
 def _redact_uri_userinfo(text: str) -> str:
-    """A connection URI's password as libpq reads it: from the first ``:`` of the authority
-    to its first ``@`` (spaces and bad %-escapes included)."""
+    """Mask a connection URI's password as libpq reads it.
+
+    The password runs from the first ``:`` of the authority to its first ``@`` (spaces and
+    bad %-escapes included).
+    """
     start = _URI_START.match(text)
     if start is None:
         return text
@@ -115,7 +118,7 @@ def _redact_uri_userinfo(text: str) -> str:
 
 
 def dsn_secrets(dsn: str) -> list[str]:
-    """The password values a connection string holds, as written and %-decoded.
+    """Return the password values a connection string holds, as written and %-decoded.
 
     For :func:`scrub`: an error message of the database library may quote a secret alone
     (``invalid percent-encoded token: "s%zz"``), where no pattern can recognise it.
@@ -162,11 +165,11 @@ _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
 
 
 def printable(value: object) -> str:
-    """``str(value)`` with control and format characters written as escapes.
+    r"""Return ``str(value)`` with control and format characters written as escapes.
 
-    ``"P-1\\x1b[2J"`` prints as ``P-1\\x1b[2J`` (the four characters backslash, x, 1, b),
-    a newline as ``\\n``, a tab as ``\\t``, a backslash as ``\\\\`` only when the text also
-    holds a character that had to be escaped (so ``C:\\data`` stays as it is); other
+    ``"P-1\x1b[2J"`` prints as ``P-1\x1b[2J`` (the four characters backslash, x, 1, b),
+    a newline as ``\n``, a tab as ``\t``, a backslash as ``\\`` only when the text also
+    holds a character that had to be escaped (so ``C:\data`` stays as it is); other
     characters, accents and scripts included, are kept.
     """
     text = str(value)
@@ -185,16 +188,21 @@ def printable(value: object) -> str:
 
 
 def shown(value: object) -> str:
-    """What a command may print of ``value`` on one line: :func:`redact`, then
-    :func:`printable`."""
+    """Return what a command may print of ``value`` on one line.
+
+    :func:`redact`, then :func:`printable`.
+    """
     return printable(redact(str(value)))
 
 
 class RedactingFilter(logging.Filter):
-    """A logging filter: every record's message (arguments included) as :func:`shown` gives
-    it, its traceback text redacted."""
+    """A logging filter: messages as :func:`shown` gives them, tracebacks redacted.
+
+    Every record's message is rewritten with its arguments included.
+    """
 
     def filter(self, record: logging.LogRecord) -> bool:
+        """Rewrite the record's message and traceback text; keep every record."""
         try:
             message = record.getMessage()
         except (TypeError, ValueError):  # a malformed record: leave it to the formatter

@@ -33,7 +33,7 @@ _ZONE_PUNCTUATION = re.compile(r"[\s\-_.]+")
 
 
 def zone_key(zone: object) -> str:
-    """A zone name reduced for matching: upper case, no spaces, hyphens, underscores or dots.
+    """Reduce a zone name for matching: upper case, no spaces, hyphens, underscores or dots.
 
     ``"R-10"``, ``"r10"`` and ``" R 10 "`` all give ``"R10"``; ``"R-100"`` stays distinct.
     Missing values give ``""``.
@@ -45,12 +45,16 @@ def zone_key(zone: object) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ZoneParams:
+    """``[zones]``: the zones with the lower permit threshold and the zoning column."""
+
     low_threshold_zones: tuple[str, ...]
     zone_column: str = "zone"
 
 
 @dataclass(frozen=True, slots=True)
 class PermitParams:
+    """``[permit]``: permit and SWPPP thresholds, conditions, fees and application items."""
+
     threshold_any_zone_sqft: float
     threshold_low_zone_sqft: float
     land_development_acres: float
@@ -65,16 +69,22 @@ class PermitParams:
 
 @dataclass(frozen=True, slots=True)
 class ResourceParams:
+    """``[resources]``: the width of the wetland adjacent area."""
+
     wetland_adjacent_area_ft: float
 
 
 @dataclass(frozen=True, slots=True)
 class PhasingParams:
+    """``[phasing]``: the most land disturbed at any one time without an approved SWPPP."""
+
     max_disturbed_acres: float
 
 
 @dataclass(frozen=True, slots=True)
 class DeviceParams:
+    """``[devices]``: setbacks and vertical separations of infiltration devices, in feet."""
+
     septic_upgradient_ft: float
     vehicle_traffic_ft: float
     groundwater_separation_ft: float
@@ -101,6 +111,8 @@ class DeviceParams:
 
 @dataclass(frozen=True, slots=True)
 class ConstructionParams:
+    """``[construction]``: inspections, storm reports, notices and sediment clean-out."""
+
     inspection_interval_days: int
     storm_threshold_in: float
     storm_report_within_hours: int
@@ -115,6 +127,8 @@ class ConstructionParams:
 
 @dataclass(frozen=True, slots=True)
 class StormParams:
+    """``[storms]``: the design storm and the 24-hour rainfall depths by return period."""
+
     design_return_period_yr: int
     distribution: str
     duration_hr: int
@@ -186,7 +200,7 @@ class Ruleset:
             ) from None
 
     def wording(self, key: str, default: str | None = None) -> str:
-        """A sentence part in the town's own words, from the ruleset's ``[wording]`` table.
+        """Return a sentence part in the town's own words, from the ruleset's ``[wording]`` table.
 
         Sentences that name a state programme, another chapter of the town's code or an
         agency ("the NYSDEC SPDES general permit", "Chapter 108 (Flood Damage Prevention)")
@@ -216,12 +230,12 @@ class Ruleset:
         return self.citations.get("SW104", "")
 
     def section(self, name: str) -> Mapping[str, Any]:
-        """A read-only view of a raw TOML section (empty when absent)."""
+        """Return a read-only view of a raw TOML section (empty when absent)."""
         value = self.raw.get(name, {})
         return MappingProxyType(dict(value)) if isinstance(value, dict) else MappingProxyType({})
 
     def is_low_threshold_zone(self, zone: object) -> bool:
-        """True for zones with the lower permit threshold (R-10 in Mount Pleasant).
+        """Return True for zones with the lower permit threshold (R-10 in Mount Pleasant).
 
         Names match whatever their case, spaces and punctuation: town exports spell R-10 as
         ``R10``, ``r-10`` or ``R 10``, and a miss would silently give the higher threshold.
@@ -337,7 +351,7 @@ def _storms(table: Any, problems: list[str]) -> StormParams | None:
 
 
 def _non_finite(value: object, where: str = "") -> Iterable[str]:
-    """A problem for every ``nan`` or ``inf`` anywhere in the document, named by its key.
+    """Yield a problem for every ``nan`` or ``inf`` in the document, named by its key.
 
     TOML allows ``nan`` and ``inf``; as a threshold or setback either would make every
     comparison false (or true) and a rule pass or fail whatever was measured.
@@ -355,7 +369,7 @@ def _non_finite(value: object, where: str = "") -> Iterable[str]:
 
 
 def _working_crs(head: Mapping[str, Any], problems: list[str]) -> tuple[CRS | None, CRS | None]:
-    """``(declared CRS, working CRS in feet)`` from ``[ruleset]``; problems recorded."""
+    """Return ``(declared CRS, working CRS in feet)`` from ``[ruleset]``; record problems."""
     text = head.get("working_crs")
     foot = head.get("foot", "international")
     if foot not in FOOT_UNITS:

@@ -75,7 +75,7 @@ def feet_per_unit(crs: CRS) -> float:
 
 
 def is_feet(crs: CRS) -> bool:
-    """True when the CRS's linear unit is the international or the US survey foot.
+    """Return True when the CRS's linear unit is the international or the US survey foot.
 
     Read from the unit's length in metres, not its name: a Clarke's or Indian foot is
     another length and gets a twin in the law's feet.
@@ -87,7 +87,7 @@ def is_feet(crs: CRS) -> bool:
 
 
 def foot_twin(crs: CRS, *, foot: str = "international") -> CRS:
-    """The working CRS itself when its unit is a foot, else its twin in feet.
+    """Return the working CRS itself when its unit is a foot, else its twin in feet.
 
     The twin keeps the projection, its parameters (false easting and northing keep their own
     units) and the area of use, and changes only the unit of the two axes, so reprojecting

@@ -82,7 +82,7 @@ def make_layerset(
     source: str = "<memory>",
     coverage: Mapping[str, shapely.Geometry] | None = None,
 ) -> LayerSet:
-    """A LayerSet from frames already in the working CRS (tests, notebooks, readers).
+    """Build a LayerSet from frames already in the working CRS (tests, notebooks, readers).
 
     ``coverage`` gives, for a layer that maps only part of the town, the area it maps.
     """

@@ -65,8 +65,9 @@ def drop_bad_features(
     placeholder_ids: Iterable[str],
     max_sliver_sqft: float,
 ) -> tuple[gpd.GeoDataFrame, tuple[DroppedFeature, ...]]:
-    """Leave out features with no geometry, an empty or placeholder id, or (zoning) unnamed
-    slivers smaller than ``max_sliver_sqft``.
+    """Leave out features with no geometry, an empty or placeholder id, or unnamed slivers.
+
+    Slivers are zoning features with no zone name smaller than ``max_sliver_sqft``.
 
     ``frame`` has the spec's column names already.  Rows keep their order; the index is
     reset.  Each dropped feature is named ``row N`` (its row as read, from 1) and by its id

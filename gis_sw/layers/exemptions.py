@@ -42,7 +42,7 @@ def _words(text: str) -> list[str]:
 
 
 def _letter_pattern(section: str) -> re.Pattern[str]:
-    """A letter, with or without the section before it; a mark is needed before any text."""
+    """Match a letter, with or without the section before it; a mark is needed before any text."""
     cited = rf"(?:(?:§+|sec(?:tion|\.)?)\s*)?{re.escape(section)}\s*" if section else ""
     return re.compile(
         rf"^\s*(?:(?P<cited>{cited})|(?:§\s*)?)"
@@ -55,7 +55,7 @@ def _letter_pattern(section: str) -> re.Pattern[str]:
 def parse_exemption(
     claim: object, headings: Mapping[str, str], *, citation: str = ""
 ) -> str | None:
-    """The letter of ``headings`` that ``claim`` names, or ``None``.
+    """Return the letter of ``headings`` that ``claim`` names, or ``None``.
 
     Parameters
     ----------

@@ -114,15 +114,15 @@ class LayerSet:
     coverage: Mapping[str, shapely.Geometry] = field(default_factory=dict)
 
     def has(self, kind: str) -> bool:
-        """True when the layer (vector or raster) was provided."""
+        """Return True when the layer (vector or raster) was provided."""
         return kind in self.vectors or kind in self.rasters
 
     def get(self, kind: str) -> gpd.GeoDataFrame | None:
-        """The vector layer, or None when it was not provided."""
+        """Return the vector layer, or None when it was not provided."""
         return self.vectors.get(kind)
 
     def raster(self, kind: str) -> RasterLayer | None:
-        """The raster layer, or None when it was not provided."""
+        """Return the raster layer, or None when it was not provided."""
         return self.rasters.get(kind)
 
     @property
@@ -139,7 +139,7 @@ class LayerSet:
         return tuple(k for k, r in self.reports.items() if r.declared_none)
 
     def covers(self, kind: str) -> shapely.Geometry | None:
-        """The area a layer maps when it maps only part of the town, else None (the town)."""
+        """Return the area a layer maps when it maps only part of the town, else None (the town)."""
         return self.coverage.get(kind)
 
     def dropped(self, kind: str | None = None) -> tuple[DroppedFeature, ...]:
@@ -149,6 +149,6 @@ class LayerSet:
         )
 
     def duplicate_geometries(self, kind: str = "parcels") -> tuple[tuple[str, ...], ...]:
-        """Groups of ids whose features have identical geometry (each group sorted)."""
+        """Return groups of ids whose features have identical geometry (each group sorted)."""
         report = self.reports.get(kind)
         return report.duplicate_geometries if report is not None else ()

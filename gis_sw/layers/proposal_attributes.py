@@ -116,7 +116,7 @@ def merge_attributes(
     table_name: str,
     problems: list[Problem],
 ) -> pd.DataFrame | None:
-    """The proposals table, filled from the disturbance layer's attribute columns.
+    """Return the proposals table, filled from the disturbance layer's attribute columns.
 
     A value in the table wins; a value only on the disturbance layer is used; the same
     proposal given different values in both is a problem (one, listing them all).

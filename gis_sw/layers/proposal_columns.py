@@ -86,7 +86,7 @@ def _cut_of(name: str, known: Iterable[str]) -> list[str]:
 
 
 def _near(name: str, known: Iterable[str]) -> str | None:
-    """The known name within :data:`MAX_TYPO_DISTANCE` edits of ``name`` (closest), if any."""
+    """Return the known name within :data:`MAX_TYPO_DISTANCE` edits of ``name`` (closest)."""
     low = name.lower()
     if len(low) < MIN_TYPO_LENGTH:
         return None

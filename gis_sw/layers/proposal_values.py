@@ -65,7 +65,7 @@ def id_strings(series: pd.Series) -> pd.Series:
 
 
 def _parse_date(value: object) -> dt.datetime | None:
-    """A wall-clock datetime from a date, datetime or ISO text; None when not one."""
+    """Return a wall-clock datetime from a date, datetime or ISO text; None when not one."""
     if isinstance(value, pd.Timestamp):
         value = value.to_pydatetime()
     if isinstance(value, dt.datetime):
@@ -88,7 +88,7 @@ def _parse_date(value: object) -> dt.datetime | None:
 
 
 def _utc_wall_clock(value: dt.datetime) -> dt.datetime:
-    """A naive datetime: one with an offset in UTC (as GDAL reads GeoJSON and GeoPackage)."""
+    """Return a naive datetime: one with an offset in UTC (as GDAL reads GeoJSON, GeoPackage)."""
     if value.tzinfo is None:
         return value
     return value.astimezone(dt.UTC).replace(tzinfo=None)
@@ -99,7 +99,7 @@ def _in_range(value: dt.datetime) -> bool:
 
 
 def normalise_dates(series: pd.Series) -> tuple[pd.Series, np.ndarray]:
-    """A date column as naive ``datetime64[ns]``, and the rows pandas cannot hold.
+    """Return a date column as naive ``datetime64[ns]``, and the rows pandas cannot hold.
 
     Returns
     -------
@@ -138,7 +138,7 @@ def normalise_dates(series: pd.Series) -> tuple[pd.Series, np.ndarray]:
 
 
 def _date_text(value: object) -> str:
-    """A far date as written: ISO text, midnight left out."""
+    """Write a far date as given: ISO text, midnight left out."""
     if isinstance(value, pd.Timestamp | dt.datetime | np.datetime64):
         text = (
             pd.Timestamp(value).isoformat()
@@ -152,7 +152,7 @@ def _date_text(value: object) -> str:
 def date_range_problem(
     frame: pd.DataFrame, column: str, far: np.ndarray, labels: pd.Series, name: str
 ) -> Problem:
-    """The problem of dates pandas cannot hold, naming each feature and value."""
+    """Return the problem of dates pandas cannot hold, naming each feature and value."""
     shown = [
         f"{lab} = {_date_text(val)!r}"
         for lab, val in zip(labels[far], frame[column][far], strict=True)

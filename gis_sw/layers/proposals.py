@@ -68,7 +68,7 @@ class Proposals:
         return sorted(ids)
 
     def subset(self, proposal_ids: list[str]) -> Proposals:
-        """The same proposals restricted to some ids."""
+        """Return the same proposals restricted to some ids."""
         keep = set(proposal_ids)
         imp = self.impervious
         return Proposals(

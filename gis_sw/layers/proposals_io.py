@@ -168,7 +168,7 @@ def read_proposals(
 
 
 def check_input_file(path: str | Path, what: str) -> Path:
-    """The path of an input file, refused at once when it cannot be one.
+    """Return the path of an input file, refused at once when it cannot be one.
 
     A named pipe, a socket or a device would make a reader wait for ever (or read a
     stream); only regular files, folders (a File Geodatabase) and GDAL's virtual paths
@@ -202,7 +202,7 @@ def check_input_file(path: str | Path, what: str) -> Path:
 
 
 def zip_member(path: Path) -> tuple[Path, str | None]:
-    """A GDAL ``/vsizip/ARCHIVE.zip/INNER.shp`` path as (archive, layer name), else as is.
+    """Split a GDAL ``/vsizip/ARCHIVE.zip/INNER.shp`` path into (archive, layer name).
 
     ``Path`` folds the double slash of ``/vsizip//abs/path.zip`` into ``/vsizip/abs/...``,
     which GDAL would read as a relative path; the archive is therefore found here (relative
@@ -255,7 +255,7 @@ def _as_crs(crs: CRS | str | None) -> CRS | None:
 
 
 def _read_table(path: Path, problems: list[Problem]) -> pd.DataFrame | None:
-    """The ``proposals`` attribute table, columns matched and values normalised."""
+    """Read the ``proposals`` attribute table, columns matched and values normalised."""
     try:
         raw = pyogrio.read_dataframe(
             path, layer=ATTRIBUTE_TABLE, read_geometry=False, use_arrow=True
@@ -374,7 +374,7 @@ def _read_layer(
 def override_crs(
     frame: gpd.GeoDataFrame, source_crs: CRS, assumed: CRS | None, warnings: list[str]
 ) -> tuple[gpd.GeoDataFrame, CRS]:
-    """The ``--crs`` given for a proposals file overrides the CRS the file claims.
+    """Apply the ``--crs`` given for a proposals file over the CRS the file claims.
 
     The one place the proposals side applies the override (the shared reader's own option,
     once it has one, can replace the body).

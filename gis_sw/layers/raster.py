@@ -27,6 +27,8 @@ back) otherwise lands on either side of it by a rounding error of 1e-9, and a de
 
 
 class RasterMode(StrEnum):
+    """What a raster's values are: ground or surface elevations, or depths below ground."""
+
     ELEVATION = "elevation"
     DEPTH = "depth"
 
@@ -34,8 +36,10 @@ class RasterMode(StrEnum):
 def cell_window(
     transform: Affine, shape: tuple[int, ...], geometry: Any
 ) -> tuple[int, int, int, int] | None:
-    """``(row_lo, row_hi, col_lo, col_hi)`` of the cells under ``geometry``'s bounds, one cell
-    of margin each side, clipped to a grid of ``shape``; None when none is inside."""
+    """Return ``(row_lo, row_hi, col_lo, col_hi)`` of the cells under ``geometry``'s bounds.
+
+    One cell of margin each side, clipped to a grid of ``shape``; None when none is inside.
+    """
     minx, miny, maxx, maxy = shapely.bounds(geometry).tolist()
     inv = ~transform
     c0, r0 = inv @ (minx, maxy)
@@ -79,6 +83,7 @@ class RasterLayer:
 
     @property
     def shape(self) -> tuple[int, int]:
+        """(rows, columns) of the grid."""
         return (int(self.values.shape[0]), int(self.values.shape[1]))
 
     @property
@@ -91,6 +96,7 @@ class RasterLayer:
 
     @property
     def cell_size(self) -> tuple[float, float]:
+        """(width, height) of a cell in the working CRS's unit."""
         return (abs(self.transform.a), abs(self.transform.e))
 
     def sample_xy(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -21,7 +21,7 @@ import shapely
 
 
 def _polygonal(geom: shapely.Geometry) -> shapely.Geometry:
-    """The polygonal parts of a geometry (an empty polygon when it has none)."""
+    """Return the polygonal parts of a geometry (an empty polygon when it has none)."""
     parts = [p for p in shapely.get_parts(geom) if p.geom_type == "Polygon" and not p.is_empty]
     if not parts:
         return shapely.Polygon()

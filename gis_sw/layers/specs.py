@@ -12,6 +12,8 @@ from enum import StrEnum
 
 
 class GeometryKind(StrEnum):
+    """The geometry family a layer kind's features must have."""
+
     POLYGON = "polygon"
     POINT = "point"
     LINE = "line"

@@ -57,7 +57,7 @@ class ValidatedLayer:
 
 
 def listing(labels: Iterable[object]) -> str:
-    """``a, b, c`` with at most :data:`MAX_LISTED` items, then ``and N more``."""
+    """List ``a, b, c`` with at most :data:`MAX_LISTED` items, then ``and N more``."""
     items = [str(x) for x in labels]
     head = ", ".join(items[:MAX_LISTED])
     more = len(items) - MAX_LISTED
@@ -70,7 +70,7 @@ skipped features are left out, the rest are still named by the row a user can fi
 
 
 def feature_labels(frame: pd.DataFrame, id_column: str | None) -> pd.Series:
-    """A name for every feature: its id when present, else ``row N`` (from 1)."""
+    """Return a name for every feature: its id when present, else ``row N`` (from 1)."""
     numbers = (
         frame[SOURCE_ROW].to_numpy()
         if SOURCE_ROW in frame.columns

@@ -11,7 +11,7 @@ FALSE_WORDS = frozenset({"false", "f", "no", "n", "0"})
 
 
 def parse_bool(value: Any) -> bool | None:
-    """A boolean from the usual spellings; None for empty/NA; raise ValueError otherwise."""
+    """Parse a boolean from the usual spellings; None for empty/NA; raise ValueError otherwise."""
     if value is None:
         return None
     if isinstance(value, bool | np.bool_):

@@ -34,7 +34,7 @@ __all__ = [
 
 
 def sample_proposals(town: SampleTown) -> SampleProposals:
-    """The named cases on ``town`` (which needs at least the first cycle of bands).
+    """Build the named cases on ``town`` (which needs at least the first cycle of bands).
 
     Raises
     ------

@@ -80,10 +80,12 @@ class BandSpec:
 
     @property
     def block_depth_ft(self) -> float:
+        """Depth of a block: two lots back to back."""
         return 2.0 * self.lot_depth_ft
 
     @property
     def lots_per_row(self) -> int:
+        """Lots along one street side of a block."""
         return int(BLOCK_WIDTH_FT // self.lot_width_ft)
 
 
@@ -144,10 +146,12 @@ class Layout:
 
     @property
     def width_ft(self) -> float:
+        """Width of the town, west to east."""
         return self.x_max - self.x_min
 
     @property
     def height_ft(self) -> float:
+        """Height of the town, south to north."""
         return self.y_max - self.y_min
 
     def block_x0(self, col: int | np.ndarray) -> np.ndarray:

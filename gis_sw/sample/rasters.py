@@ -76,7 +76,7 @@ def make_rasters(
     crs: CRS,
     cell_size_ft: float | None = None,
 ) -> dict[str, RasterLayer]:
-    """The DEM (elevation) and groundwater and bedrock (depth below ground) of a town."""
+    """Build the DEM (elevation) and groundwater and bedrock (depth below ground) of a town."""
     cell = float(cell_size_ft or cell_size_for(layout))
     cols = math.ceil(layout.width_ft / cell)
     rows = math.ceil(layout.height_ft / cell)

@@ -136,7 +136,7 @@ class SampleTown:
     crs: CRS = field(default_factory=lambda: CRS.from_user_input(WORKING_CRS))
 
     def layerset(self) -> LayerSet:
-        """The town as a :class:`LayerSet` (as the readers would give it)."""
+        """Return the town as a :class:`LayerSet` (as the readers would give it)."""
         return make_layerset(self.crs, self.vectors, self.rasters, source="<sample town>")
 
     def lot(self, parcel_id: str) -> pd.Series:

@@ -80,7 +80,7 @@ class Streams:
 
 
 def make_streams(layout: Layout, seed: int) -> Streams:
-    """The streams of every stream band of the town."""
+    """Draw the streams of every stream band of the town."""
     bands = layout.bands[[BAND_CYCLE[s].stream for s in layout.bands["spec"]]]
     rng = np.random.default_rng([seed, RNG_WATER])
     n = len(bands)
@@ -93,14 +93,14 @@ def make_streams(layout: Layout, seed: int) -> Streams:
 
 
 def _wave(x: np.ndarray, rng: np.random.Generator, low: float, high: float) -> np.ndarray:
-    """A smooth width between ``low`` and ``high`` along ``x``."""
+    """Return a smooth width between ``low`` and ``high`` along ``x``."""
     wavelength = rng.uniform(500.0, 1100.0)
     phase = rng.uniform(0.0, 2 * np.pi)
     return low + (high - low) * (0.5 + 0.5 * np.sin(2 * np.pi * x / wavelength + phase))
 
 
 def _between(x: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> shapely.Polygon:
-    """The polygon between two curves over the same ``x``."""
+    """Return the polygon between two curves over the same ``x``."""
     ring = np.concatenate([np.column_stack([x, lower]), np.column_stack([x[::-1], upper[::-1]])])
     return shapely.Polygon(ring)
 

@@ -147,9 +147,11 @@ class App:
     # -- endpoints ----------------------------------------------------------------------------
 
     async def index(self, request: Request) -> Response:
+        """Answer ``GET /``: the page."""
         return Response(self.page, media_type="text/html; charset=utf-8")
 
     async def static(self, request: Request) -> Response:
+        """Answer ``GET /static/NAME``: the page's script, style and vendored libraries."""
         name = request.path_params["name"]
         if name not in STATIC_FILES:
             return error("no such file", 404)
@@ -157,6 +159,7 @@ class App:
         return Response(asset(where, path), media_type=media)
 
     async def town_info(self, request: Request) -> Response:
+        """Answer ``GET /api/town``: name, bounds, the side form's choices, the documents."""
         minx, miny, maxx, maxy = self.town.bounds
         west, south = self.to_wgs.transform(minx, miny)
         east, north = self.to_wgs.transform(maxx, maxy)
@@ -179,6 +182,7 @@ class App:
         return self._fc(frame, ("parcel_id", "address", "owner"))
 
     async def parcels(self, request: Request) -> Response:
+        """Answer ``GET /api/parcels?bbox=``: the parcels in a box, or ``too_many``."""
         try:
             w, s, e, n = (float(v) for v in request.query_params.get("bbox", "").split(","))
         except ValueError:
@@ -190,6 +194,7 @@ class App:
         return JSONResponse(self._parcels_fc(hits))
 
     async def parcel_at(self, request: Request) -> Response:
+        """Answer ``GET /api/parcels/at?lon=&lat=``: the parcel under a point (or 25 ft off)."""
         try:
             lon = float(request.query_params["lon"])
             lat = float(request.query_params["lat"])
@@ -200,11 +205,13 @@ class App:
         return JSONResponse(self._parcels_fc(hits.iloc[:1]))
 
     async def search(self, request: Request) -> Response:
+        """Answer ``GET /api/parcels/search?q=``: parcels whose id or address contains ``q``."""
         text = request.query_params.get("q", "")[:200]
         hits = self.town.search_parcels(text)
         return JSONResponse(self._parcels_fc(hits))
 
     async def lot(self, request: Request) -> Response:
+        """Answer ``GET /api/lot/ID``: the lot, its neighbours, the town features near it."""
         parcel_id = request.path_params["parcel_id"]
         parcel = self.town.parcel(parcel_id)
         local = self.town.local([parcel.geometry.iloc[0]])
@@ -227,6 +234,7 @@ class App:
         )
 
     async def siting(self, request: Request) -> Response:
+        """Answer ``GET /api/siting``: the legal siting polygon, its area and setback lines."""
         q = request.query_params
         parcel_id = q.get("parcel_id", "")
         klass = q.get("device_class", "roof")
@@ -260,6 +268,7 @@ class App:
         )
 
     async def check(self, request: Request) -> Response:
+        """Answer ``POST /api/check``: the findings of a proposal document and their geometries."""
         started = time.perf_counter()
         proposals = await self._document(request)
         parsed = time.perf_counter()
@@ -289,6 +298,7 @@ class App:
         return re.sub(r"[^A-Za-z0-9_.-]", "_", proposals.ids[0])[:60] or "proposal"
 
     async def export_findings(self, request: Request) -> Response:
+        """Answer ``POST /api/export/findings``: a document's findings as CSV or zipped GeoJSON."""
         kind = request.query_params.get("format", "csv")
         if kind not in ("csv", "geojson"):
             return error("format must be csv or geojson.")
@@ -325,6 +335,7 @@ class App:
             return buffer.getvalue()
 
     async def export_sheet(self, request: Request) -> Response:
+        """Answer ``POST /api/export/sheet``: a document's map sheet PDF (one at a time)."""
         proposals = await self._document(request)
         if not self._drawing.acquire(blocking=False):
             raise BusyError("another sheet is being drawn; try again in a few seconds.")
@@ -385,6 +396,7 @@ class App:
             return pdfs[0].read_bytes()
 
     async def upload(self, request: Request) -> Response:
+        """Answer ``POST /api/upload``: a proposals file (the raw body) as page documents."""
         name = request.query_params.get("filename", "proposals.gpkg")
         shown = re.sub(r"[^A-Za-z0-9_. -]", "_", Path(name.replace("\\", "/")).name)[:80]
         suffix = Path(shown).suffix.lower()
@@ -413,6 +425,7 @@ class App:
         return JSONResponse({"filename": shown, "documents": to_documents(proposals)})
 
     async def export(self, request: Request) -> Response:
+        """Answer ``POST /api/export``: a document as the GeoPackage or GeoJSON ``check`` reads."""
         kind = request.query_params.get("format", "gpkg")
         if kind not in ("gpkg", "geojson"):
             return error("format must be gpkg or geojson.")
@@ -437,7 +450,7 @@ def create_app(
     proposals: Proposals | None = None,
     allowed_hosts: Sequence[str] = LOCAL_NAMES,
 ) -> Starlette:
-    """The Starlette app over ``town`` (and the documents of ``proposals``, if given).
+    """Build the Starlette app over ``town`` (and the documents of ``proposals``, if given).
 
     ``allowed_hosts`` are the ``Host`` header values answered (``["*"]`` for any, as
     ``--host 0.0.0.0`` needs).

@@ -344,7 +344,7 @@ def to_documents(proposals: Proposals) -> list[dict[str, Any]]:
 
 
 def _export_frames(proposals: Proposals) -> dict[str, pd.DataFrame]:
-    """The layers of a proposals GeoPackage (dates as dates, only the spec's columns)."""
+    """Return the layers of a proposals GeoPackage (dates as dates, only the spec's columns)."""
     out: dict[str, pd.DataFrame] = {}
     for kind in EDITED_LAYERS:
         frame = getattr(proposals, kind)
@@ -369,7 +369,7 @@ def _export_frames(proposals: Proposals) -> dict[str, pd.DataFrame]:
 
 
 def export_gpkg(proposals: Proposals) -> bytes:
-    """A proposals GeoPackage (working CRS) that ``gis-sw check`` reads, as bytes."""
+    """Return a proposals GeoPackage (working CRS) that ``gis-sw check`` reads, as bytes."""
     with tempfile.TemporaryDirectory(prefix="gis-sw-export-") as tmp:
         path = Path(tmp) / "proposal.gpkg"
         for name, frame in _export_frames(proposals).items():
@@ -378,7 +378,7 @@ def export_gpkg(proposals: Proposals) -> bytes:
 
 
 def export_geojson(proposals: Proposals) -> bytes:
-    """The limits of disturbance with the proposal's attributes (RFC 7946, EPSG:4326).
+    """Return the limits of disturbance with the proposal's attributes (RFC 7946, EPSG:4326).
 
     What ``gis-sw check`` reads from a single file: the disturbance layer, with
     ``land_use``, ``exemption`` ... taken per ``proposal_id``.  Devices and impervious
