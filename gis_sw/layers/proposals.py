@@ -12,18 +12,9 @@ import geopandas as gpd
 import pandas as pd
 from pyproj import CRS
 
-ATTRIBUTE_COLUMNS: dict[str, str] = {
-    "name": "str",
-    "land_use": "str",
-    "exemption": "str",
-    "approved_swppp": "bool",
-    "part_of_larger_plan": "bool",
-    "larger_plan_acres": "float",
-    "construction_cost_usd": "float",
-    "discharges_to_impaired_water": "bool",
-    "construction_start": "date",
-    "construction_end": "date",
-}
+from gis_sw.layers.specs import PROPOSAL_LAYERS
+
+ATTRIBUTE_COLUMNS: dict[str, str] = dict(PROPOSAL_LAYERS["proposals"].optional)
 """Proposal attributes; any that are absent are NA and become ``review`` findings later."""
 
 

@@ -56,6 +56,20 @@ class LayerSpec:
     description: str = ""
 
 
+def _water(
+    kind: str, geometry: GeometryKind, id_column: str, description: str, *, unique_id: bool = False
+) -> LayerSpec:
+    """Return the spec of a water layer: an optional id and name, the id shared by parts."""
+    return LayerSpec(
+        kind,
+        geometry,
+        optional={id_column: "str", "name": "str"},
+        id_column=id_column,
+        unique_id=unique_id,
+        description=description,
+    )
+
+
 TOWN_LAYERS: dict[str, LayerSpec] = {
     spec.kind: spec
     for spec in (
@@ -75,13 +89,11 @@ TOWN_LAYERS: dict[str, LayerSpec] = {
             required_layer=True,
             description="Zoning districts; R-10 carries the 100 sq ft threshold of § 183-12A.",
         ),
-        LayerSpec(
+        _water(
             "wetlands",
             GeometryKind.POLYGON,
-            optional={"wetland_id": "str", "name": "str"},
-            id_column="wetland_id",
-            unique_id=False,
-            description="Mapped freshwater wetlands (Chapter 111, NYSDEC, NWI).",
+            "wetland_id",
+            "Mapped freshwater wetlands (Chapter 111, NYSDEC, NWI).",
         ),
         LayerSpec(
             "floodplain",
@@ -89,20 +101,18 @@ TOWN_LAYERS: dict[str, LayerSpec] = {
             optional={"flood_zone": "str"},
             description="100-year floodplain (FEMA special flood hazard area).",
         ),
-        LayerSpec(
+        _water(
             "water_bodies",
             GeometryKind.POLYGON,
-            optional={"water_id": "str", "name": "str"},
-            id_column="water_id",
-            unique_id=False,
-            description="Streams, ponds and lakes as polygons.",
+            "water_id",
+            "Streams, ponds and lakes as polygons.",
         ),
-        LayerSpec(
+        _water(
             "streams",
             GeometryKind.LINE,
-            optional={"stream_id": "str", "name": "str"},
-            id_column="stream_id",
-            description="Streams and watercourses as centre lines; water bodies for the setbacks.",
+            "stream_id",
+            "Streams and watercourses as centre lines; water bodies for the setbacks.",
+            unique_id=True,
         ),
         LayerSpec(
             "wells",

@@ -135,16 +135,8 @@ def _plan_cases(book: CaseBook, town: SampleTown) -> None:
     pid = "P06-subdivision-1.5ac"
     lot = Lot(town, "P06")
     start, end = date(2027, 6, 1), date(2028, 5, 31)
-    book.proposal(
-        pid,
-        "Three-lot subdivision, phase 1 of a larger plan",
-        "other",
-        2_400_000,
-        start,
-        end,
-        larger_plan=True,
-        plan_acres=4.5,
-    )
+    book.proposal(pid, "Three-lot subdivision, phase 1 of a larger plan", "other", 2_400_000,
+                  start, end, larger_plan=True, plan_acres=4.5)  # fmt: skip
     book.disturb(pid, lot.box(lot.x1 - 380, lot.x1 - 50, 100.0, 298.0), start, end)
     book.surface(pid, "road", lot.box(lot.x1 - 365, lot.x1 - 65, 190.0, 214.0))
     for xa in (lot.x1 - 360, lot.x1 - 250, lot.x1 - 140):
@@ -157,14 +149,14 @@ def _plan_cases(book: CaseBook, town: SampleTown) -> None:
         pid, "SW102", "", "required", "1.50 acres reaches 1 acre: land development activity"
     )
     book.expect(pid, "SW103", "condition-C", "required",
-           "Condition C: the plan's 4.50 acres is between 1 and 5 acres and land use is other",
-           )  # fmt: skip
+                "Condition C: the plan's 4.50 acres is between 1 and 5 acres and land use is other",
+                )  # fmt: skip
 
     # P07: 7-acre commercial site in three overlapping phases ---------------------------------
     pid = "P07-commercial-phased-7ac"
     lot = Lot(town, "P07")
     book.proposal(pid, "Retail centre, three phases", "other", 6_500_000,
-             COMMERCIAL_PHASES[0][2], COMMERCIAL_PHASES[-1][3])  # fmt: skip
+                  COMMERCIAL_PHASES[0][2], COMMERCIAL_PHASES[-1][3])  # fmt: skip
     x_a = lot.x0 + (lot.x1 - lot.x0 - COMMERCIAL_WIDTH_FT) / 2
     d_a = (float(lot.row["depth"]) - sum(p[1] for p in COMMERCIAL_PHASES)) / 2
     for phase, strip_ft, p_start, p_end in COMMERCIAL_PHASES:
@@ -173,8 +165,8 @@ def _plan_cases(book: CaseBook, town: SampleTown) -> None:
         )
         d_a += strip_ft
     book.expect(pid, "SW301", "", "fail",
-           "peak 5.50 acres (phases 1 and 2) from 2027-08-01 to 2027-10-31 exceeds 5 acres; "
-           "no approved SWPPP")  # fmt: skip
+                "peak 5.50 acres (phases 1 and 2) from 2027-08-01 to 2027-10-31 exceeds 5 acres; "
+                "no approved SWPPP")  # fmt: skip
     book.expect(
         pid, "SW103", "condition-B", "required", "Condition B: 7.00 acres is 5 acres or more"
     )
@@ -194,13 +186,13 @@ def _plan_cases(book: CaseBook, town: SampleTown) -> None:
     lot = Lot(town, "P08")
     start, end = date(2027, 4, 15), date(2027, 6, 15)
     book.proposal(pid, "New hay field tilled from pasture", "agricultural", 15_000, start, end,
-             exemption="A")  # fmt: skip
+                  exemption="A")  # fmt: skip
     book.disturb(pid, lot.box(lot.x0 + 60, lot.x0 + 460, 160.0, 377.8), start, end)
     book.expect(
         pid, "SW104", "", "review", "exemption A (agricultural activity) claimed: checks still run"
     )
     book.expect(pid, "SW103", "condition-C", "pass",
-           "2.00 acres, but Condition C excludes agricultural properties")  # fmt: skip
+                "2.00 acres, but Condition C excludes agricultural properties")  # fmt: skip
 
 
 def _larger_plan_cases(book: CaseBook, town: SampleTown) -> None:
@@ -221,45 +213,38 @@ def _larger_plan_cases(book: CaseBook, town: SampleTown) -> None:
     book.disturb(pid, lot.box(lot.x0 + 50, lot.x0 + 380, 100.0, 298.0), start, end)
     book.expect(pid, "SW102", "", "required", "65,340 sq ft (1.50 acres) reaches 1 acre")
     book.expect(pid, "SW103", "condition-A", "required",
-           "discharges_to_impaired_water not given; every DEM flow path from the site runs "
-           "south, downhill, into Sample Brook (303(d), phosphorus)")  # fmt: skip
+                "discharges_to_impaired_water not given; every DEM flow path from the site runs "
+                "south, downhill, into Sample Brook (303(d), phosphorus)")  # fmt: skip
     book.expect(pid, "SW103", "condition-C", "required",
-           "Condition C: 1.50 acres is between 1 and 5 acres and land use is other")  # fmt: skip
+                "Condition C: 1.50 acres is between 1 and 5 acres and land use is "
+                "other")  # fmt: skip
 
     # P20: half an acre that is part of a larger common plan of five acres -----------------
     pid = "P20-piece-of-5-acre-plan"
     lot = Lot(town, "P08")  # the farm tract's east field (P08 tills its west field)
     start, end = date(2027, 6, 7), date(2027, 10, 29)
-    book.proposal(
-        pid,
-        "Lot 1 of a five-acre subdivision of the farm's east field",
-        "other",
-        420_000,
-        start,
-        end,
-        larger_plan=True,
-        plan_acres=5.0,
-    )
+    book.proposal(pid, "Lot 1 of a five-acre subdivision of the farm's east field", "other",
+                  420_000, start, end, larger_plan=True, plan_acres=5.0)  # fmt: skip
     book.disturb(pid, lot.box(lot.x1 - 250, lot.x1 - 50, 100.0, 208.9), start, end)
     book.expect(pid, "SW102", "", "required",
-           "21,780 sq ft (0.50 acres) is below 1 acre but part of a larger common plan",
-           )  # fmt: skip
+                "21,780 sq ft (0.50 acres) is below 1 acre but part of a larger common plan",
+                )  # fmt: skip
     book.expect(pid, "SW103", "condition-B", "required",
-           "Condition B counts the plan's 5.00 acres (217,800 sq ft), which reaches 5 acres",
-           )  # fmt: skip
+                "Condition B counts the plan's 5.00 acres (217,800 sq ft), which reaches 5 acres",
+                )  # fmt: skip
     book.expect(pid, "SW103", "condition-C", "pass",
-           "the plan's 5.00 acres is the top of the 1 to 5 acre range: Condition B applies",
-           )  # fmt: skip
+                "the plan's 5.00 acres is the top of the 1 to 5 acre range: Condition B applies",
+                )  # fmt: skip
 
     # P21: landscaping claimed as exempt on a lot with no existing structure ----------------
     pid = "P21-landscaping-no-structure"
     lot = Lot(town, "P15")  # the vacant lot where P15 proposes a new house
     book.proposal(pid, "Rear garden beds and grading", "single_family", 6_000, SPRING, SUMMER,
-             exemption="Landscaping and horticultural activities")  # fmt: skip
+                  exemption="Landscaping and horticultural activities")  # fmt: skip
     book.disturb(pid, lot.box(lot.x0 + 20, lot.x0 + 60, 130.0, 180.0), SPRING, SUMMER)
     book.expect(pid, "SW104", "", "fail",
-           f"exemption K claimed, but no building stands on lot {lot.parcel_id}: not exempt",
-           )  # fmt: skip
+                f"exemption K claimed, but no building stands on lot {lot.parcel_id}: not exempt",
+                )  # fmt: skip
     book.expect(pid, "SW101", "", "required", "2,000 sq ft reaches 250 sq ft")
 
 

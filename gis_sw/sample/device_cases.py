@@ -53,7 +53,7 @@ def setback_cases(book: CaseBook, town: SampleTown) -> None:
     book.disturb(pid, court, SPRING, SUMMER)
     book.surface(pid, "parking", court)
     book.device(pid, "D10-parking", lot.point(well_x, well_d + 45.0), "infiltration_trench",
-           vehicle=True, depth=3.0)  # fmt: skip
+                vehicle=True, depth=3.0)  # fmt: skip
     book.expect(pid, "SW202", "D10-parking", "fail", "vehicle-traffic device 45.00 ft from a well")
     book.expect(
         pid,
@@ -88,8 +88,8 @@ def setback_cases(book: CaseBook, town: SampleTown) -> None:
     book.device(pid, "D12-shallow", pt, "drywell", depth=depth_ft)
     book.disturb(pid, square(pt), SPRING, SUMMER)
     book.expect(pid, "SW203", "D12-shallow", "fail",
-           f"bottom {depth_ft:.1f} ft deep, seasonal high groundwater {gw_ft:.2f} ft deep: "
-           f"{gw_ft - depth_ft:.2f} ft apart, under 2 ft")  # fmt: skip
+                f"bottom {depth_ft:.1f} ft deep, seasonal high groundwater {gw_ft:.2f} ft deep: "
+                f"{gw_ft - depth_ft:.2f} ft apart, under 2 ft")  # fmt: skip
 
     # P13: drywell 15 ft from a house with a habitable basement --------------------------------
     pid = "P13-basement"
@@ -99,7 +99,7 @@ def setback_cases(book: CaseBook, town: SampleTown) -> None:
     book.device(pid, "D13-basement", pt, "drywell")
     book.disturb(pid, square(pt), SPRING, SUMMER)
     book.expect(pid, "SW206", "D13-basement", "fail",
-           f"15.00 ft from building B{lot.parcel_id} with a habitable basement")  # fmt: skip
+                f"15.00 ft from building B{lot.parcel_id} with a habitable basement")  # fmt: skip
 
 
 def resource_and_runoff_cases(book: CaseBook, town: SampleTown) -> None:
@@ -114,7 +114,7 @@ def resource_and_runoff_cases(book: CaseBook, town: SampleTown) -> None:
     book.disturb(pid, regrade, SPRING, SUMMER)
     for subject, area_sqft, what in resource_overlaps(town, regrade):
         book.expect(pid, "SW106", subject, "required" if area_sqft > 0 else "pass",
-               f"{area_sqft:,.1f} sq ft of the disturbance lies in {what}")  # fmt: skip
+                    f"{area_sqft:,.1f} sq ft of the disturbance lies in {what}")  # fmt: skip
 
     # P15: new house on a vacant lot: roof and driveway for the runoff calculations -----------
     pid = "P15-new-house-runoff"
@@ -130,8 +130,8 @@ def resource_and_runoff_cases(book: CaseBook, town: SampleTown) -> None:
     book.surface(pid, "driveway", lot.box(cx - 23, cx - 11, 0.0, 40.0))
     book.device(pid, "D15-roof", lot.point(cx + 30, 95.0), "drywell")
     book.expect(pid, "SW206", "D15-roof", "pass",
-           "15.81 ft from its own new roof, which has no habitable basement and no "
-           "below-ground storage")  # fmt: skip
+                "15.81 ft from its own new roof, which has no habitable basement and no "
+                "below-ground storage")  # fmt: skip
     book.expect(pid, "SW101", "", "required", "8,800 sq ft reaches 250 sq ft")
     book.expect(
         pid,
@@ -159,7 +159,8 @@ def resource_and_runoff_cases(book: CaseBook, town: SampleTown) -> None:
     book.disturb(pid, square(pt), SPRING, SUMMER)
     building = f"B{lot.parcel_id}"
     book.expect(pid, "SW206", "D16-unknown", "review",
-           f"12.00 ft from building {building}, its habitable basement not recorded")  # fmt: skip
+                f"12.00 ft from building {building}, its habitable basement not "
+                "recorded")  # fmt: skip
     book.expect(pid, "SW203", "D16-unknown", "review", "no depth_ft or bottom_elevation_ft given")
     book.expect(pid, "SW204", "D16-unknown", "review", "no depth_ft or bottom_elevation_ft given")
     book.expect(pid, "SW207", "D16-unknown", "fail", "has_sedimentation_device is false")
@@ -196,9 +197,9 @@ def up_gradient_both_ways(book: CaseBook, town: SampleTown) -> None:
             given = "depth_ft 6.0"
         book.disturb(pid, square(pt), SPRING, SUMMER)
         book.expect(pid, "SW201", did, "fail",
-               f"{given}; 15.00 ft from the field; ground {ground:.2f} ft is "
-               f"{ground - low:.2f} ft above the field's lowest ground {low:.2f} ft within "
-               "20 ft (more than 0.33 ft)")  # fmt: skip
+                    f"{given}; 15.00 ft from the field; ground {ground:.2f} ft is "
+                    f"{ground - low:.2f} ft above the field's lowest ground {low:.2f} ft within "
+                    "20 ft (more than 0.33 ft)")  # fmt: skip
 
 
 def device_near_new_roof(book: CaseBook, town: SampleTown) -> None:
