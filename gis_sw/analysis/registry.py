@@ -107,9 +107,15 @@ def rule_of(check: Check) -> Rule:
     Raises
     ------
     KeyError
-        When ``check`` is no rule's check.
+        When ``check`` is no rule's check (a ``rule_check`` body not listed in :data:`RULES`).
     """
-    return _RULE_OF_CHECK[check]
+    try:
+        return _RULE_OF_CHECK[check]
+    except KeyError:
+        name = getattr(check, "__qualname__", repr(check))
+        raise KeyError(
+            f"{name} is the check of no rule in gis_sw.analysis.registry.RULES"
+        ) from None
 
 
 def select_rules(
