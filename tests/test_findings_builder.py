@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import math
+import tomllib
+from importlib import resources
+from typing import Any
 
 import geopandas as gpd
 import pandas as pd
@@ -12,9 +15,10 @@ from shapely.geometry import Point, box
 from gis_sw.analysis import permits
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.findings import CHECK_COLUMNS, Findings, Outcome, rule_check
-from gis_sw.analysis.registry import RULES, rule_of
+from gis_sw.analysis.registry import RULES, RULES_BY_ID, rule_of, rule_title
+from gis_sw.errors import RulesetError
 from gis_sw.layers.build import make_layerset, make_proposals
-from gis_sw.ruleset import Ruleset
+from gis_sw.ruleset import Ruleset, parse_ruleset
 
 CRS = "EPSG:2260"
 
@@ -100,3 +104,34 @@ def test_a_check_called_directly_carries_its_rule_id_and_citation(ruleset: Rules
     assert row["message"].endswith(
         "a stormwater management control permit is required (§ 183-12A)."
     )
+
+
+def _ruleset_with(edit: Any) -> Ruleset:
+    text = resources.files("gis_sw.rulesets").joinpath("mount_pleasant_ny.toml").read_text()
+    data = tomllib.loads(text)
+    edit(data)
+    return parse_ruleset(data, source="test")
+
+
+def test_titles_are_filled_from_the_towns_numbers(ruleset: Ruleset) -> None:
+    sw205, sw301 = RULES_BY_ID["SW205"], RULES_BY_ID["SW301"]
+    assert rule_title(sw205, ruleset) == "Device 10 ft from every property line"
+    # Mount Pleasant words SW301 itself ([titles])
+    assert rule_title(sw301, ruleset) == "Not more than five acres disturbed at any one time"
+
+    def fifteen_feet(data: dict[str, Any]) -> None:
+        data["devices"]["property_line_ft"] = 15.0
+        data["phasing"]["max_disturbed_acres"] = 2.5
+        del data["titles"]["SW301"]
+
+    other = _ruleset_with(fifteen_feet)
+    assert rule_title(sw205, other) == "Device 15 ft from every property line"
+    assert rule_title(sw301, other) == "Not more than 2.5 acres disturbed at any one time"
+
+
+def test_a_title_naming_a_field_the_ruleset_lacks_is_a_ruleset_error() -> None:
+    def bad_title(data: dict[str, Any]) -> None:
+        data["titles"]["SW205"] = "Device {devices.lot_line_feet:g} ft from the lot line"
+
+    with pytest.raises(RulesetError, match=r"the title of SW205 .*lot_line_feet"):
+        rule_title(RULES_BY_ID["SW205"], _ruleset_with(bad_title))

@@ -124,3 +124,16 @@ def test_the_convention_reads_words_not_substrings() -> None:
         "SW503": {"boundary", "pass"},
     }
     assert _rule_words("test_permit_threshold_sw101x") == {}
+
+
+TITLE_TERMS = ("100-year", "TR-55")
+"""Numbers in titles that are names of things (the law's floodplain, the NRCS method)."""
+
+
+def test_titles_take_their_numbers_from_the_ruleset() -> None:
+    # issue 15 item 4: "Device 10 ft from every property line" printed 10 ft in a town of 15
+    for rule in RULES:
+        text = re.sub(r"\{[^}]*\}", "", rule.title)
+        for term in TITLE_TERMS:
+            text = text.replace(term, "")
+        assert re.search(r"\d", text) is None, (rule.rule_id, rule.title)
