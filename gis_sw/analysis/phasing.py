@@ -31,7 +31,7 @@ import shapely
 
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.findings import Findings, Outcome, rule_check
-from gis_sw.analysis.wording import figure_pair
+from gis_sw.analysis.wording import acres_sqft_pair
 from gis_sw.layers.proposals import Proposals
 from gis_sw.units import SQFT_PER_ACRE
 
@@ -319,20 +319,6 @@ def _approved(value: Any) -> bool:
     return bool(value) if not pd.isna(value) else False
 
 
-def _against_limit(area_sqft: float, limit_acres: float) -> tuple[str, str]:
-    """``5.00002 acres (217,801 sq ft)`` and ``5.00000 acres (217,800 sq ft)``.
-
-    The area as compared (rounded to :data:`AREA_DECIMALS`) and the limit, each in acres and
-    sq ft with the decimals the comparison needs (:mod:`gis_sw.analysis.wording`), so a
-    figure over the limit never reads as equal to it.
-    """
-    compared = round(float(area_sqft), AREA_DECIMALS)
-    limit_sqft = limit_acres * SQFT_PER_ACRE
-    acres, limit = figure_pair(compared / SQFT_PER_ACRE, limit_acres, base=2)
-    sqft, limit_sq = figure_pair(compared, limit_sqft)
-    return f"{acres} acres ({sqft} sq ft)", f"{limit} acres ({limit_sq} sq ft)"
-
-
 @dataclass(frozen=True, slots=True)
 class _Plan:
     """One proposal's disturbance polygons as arrays (ids, phases, geometries, day numbers)."""
@@ -379,7 +365,7 @@ def _peak(plan: _Plan) -> Peak | None:
 
 def _undated_row(total_sqft: float, limit_acres: float) -> tuple[Outcome, str]:
     """Return SW301 for a plan with no dates: the whole disturbance against the limit."""
-    shown, limit_shown = _against_limit(total_sqft, limit_acres)
+    shown, limit_shown = acres_sqft_pair(total_sqft, limit_acres)
     if round(total_sqft, AREA_DECIMALS) <= limit_acres * SQFT_PER_ACRE:
         return Outcome.PASS, (
             f"Whole disturbance {shown} is not more than {limit_shown}, so no phasing "
@@ -417,7 +403,7 @@ def _dated_row(
         what = "no start_date/end_date" if not plan.backwards.any() else "missing or reversed dates"
         problem = f"polygon(s) {_listed(list(plan.ids[undated]))} have {what}"
     over = round(peak.area_sqft, AREA_DECIMALS) > limit_sqft
-    shown, limit_shown = _against_limit(peak.area_sqft, limit_acres)
+    shown, limit_shown = acres_sqft_pair(peak.area_sqft, limit_acres)
     head = f"Peak disturbed area {shown} {_where(plan, peak)}"
     if over and approved:
         outcome = Outcome.REVIEW
@@ -437,7 +423,7 @@ def _dated_row(
         msg = (
             f"Phasing plan gives no dates for some polygons: {problem}. {head} among "
             f"the dated polygons; with the undated ones it could reach "
-            f"{_against_limit(total_sqft, limit_acres)[0]}, over {limit_shown}."
+            f"{acres_sqft_pair(total_sqft, limit_acres)[0]}, over {limit_shown}."
         )
     else:
         outcome = Outcome.PASS

@@ -17,7 +17,6 @@ import shapely
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.findings import Findings, Outcome, rule_check
 from gis_sw.analysis.permits.common import (
-    acres_pair,
     area,
     attr,
     reached,
@@ -27,7 +26,7 @@ from gis_sw.analysis.permits.common import (
 )
 from gis_sw.analysis.permits.conditions import project_area
 from gis_sw.analysis.permits.threshold import land_development, permit_areas
-from gis_sw.analysis.wording import fmt_acres, fmt_sqft, fmt_usd
+from gis_sw.analysis.wording import fmt_acres, fmt_sqft, fmt_usd, sqft_acres_pair
 from gis_sw.layers.exemptions import parse_exemption
 from gis_sw.units import SQFT_PER_ACRE
 
@@ -92,7 +91,7 @@ def _exemption_finding(
     still = f"every rule was still checked, and the {decider} decides whether the exemption applies"
     if letter == str(rules.get("routine_maintenance", "")).upper():
         limit_acres = float(rules.get("routine_maintenance_max_acres", 5.0))
-        figure, limit = acres_pair(counted, limit_acres)
+        figure, limit = sqft_acres_pair(counted, limit_acres)
         of_plan = f", counting {proj.basis}," if proj.basis and proj.total_sqft is not None else ""
         if reached(counted, limit_acres * SQFT_PER_ACRE):
             return Outcome.FAIL, (
@@ -232,7 +231,7 @@ def check_state_floor(ctx: CheckContext, rows: Findings) -> None:
     not_covered = say(ctx, "state_floor_not_covered")
     for pid in ctx.proposals.ids:
         msg = (
-            f"Disturbance of {acres_pair(area(ctx)[pid], acre)[0]}: "
+            f"Disturbance of {sqft_acres_pair(area(ctx)[pid], acre)[0]}: "
             f"{applies if lda[pid] else not_covered} ({rows.citation})."
         )
         rows.add(pid, Outcome.INFO, msg, measured=area(ctx)[pid], geometry=union(ctx)[pid])

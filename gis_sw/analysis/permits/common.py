@@ -16,7 +16,6 @@ import shapely
 
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.wording import figure_pair
-from gis_sw.units import SQFT_PER_ACRE
 
 EMPTY = shapely.Polygon()
 
@@ -49,34 +48,9 @@ def say(ctx: CheckContext, key: str) -> str:
     return ctx.ruleset.wording(key, WORDING_DEFAULTS[key])
 
 
-def limit_text(value: float) -> str:
-    """Return a limit as the ruleset gives it (``250``, ``1.5``, ``43,560``)."""
-    return f"{value:,g}"
-
-
 def sqft_pair(area_sqft: float, limit_sqft: float) -> tuple[str, str]:
     """Return the measured area (rounded to 0.01, as compared) and limit, as they compare."""
     return figure_pair(round(float(area_sqft), 2), limit_sqft)
-
-
-def acres_pair(area_sqft: float, limit_acres: float) -> tuple[str, str]:
-    """Return ``"43,559.99 sq ft (just under 1 acre)"`` and ``"1 acre (43,560.00 sq ft)"``.
-
-    The figure reads in sq ft and acres; when the acres alone cannot show the two apart (a
-    hundredth of a sq ft is a ten-millionth of an acre), the acres say "just under/over" and
-    the limit adds its square feet.
-    """
-    measured = round(float(area_sqft), 2)
-    limit_sqft = limit_acres * SQFT_PER_ACRE
-    sq, lim_sq = figure_pair(measured, limit_sqft)
-    ac, lim_ac = figure_pair(measured / SQFT_PER_ACRE, limit_acres, base=2)
-    unit = "acre" if limit_acres == 1 else "acres"
-    if ac == lim_ac and measured != round(limit_sqft, 2):
-        side = "under" if measured < limit_sqft else "over"
-        return f"{sq} sq ft (just {side} {limit_text(limit_acres)} {unit})", (
-            f"{limit_text(limit_acres)} {unit} ({lim_sq} sq ft)"
-        )
-    return f"{sq} sq ft ({ac} acres)", f"{limit_text(limit_acres)} {unit}"
 
 
 def reached(area_sqft: float, limit_sqft: float) -> bool:

@@ -21,17 +21,16 @@ from gis_sw.analysis.flow import Reach, impaired_discharge
 from gis_sw.analysis.permits.common import (
     CONTROLS,
     WORDING_DEFAULTS,
-    acres_pair,
     area,
     attr,
     flag,
-    limit_text,
     plan_acres,
     reached,
     text,
     union,
 )
 from gis_sw.analysis.permits.threshold import land_development
+from gis_sw.analysis.wording import fmt_limit, sqft_acres_pair
 from gis_sw.units import SQFT_PER_ACRE
 
 
@@ -140,7 +139,7 @@ def _condition_b(proj: ProjectArea, b_acres: float, cite: str) -> tuple[Outcome,
     known = proj.total_sqft is not None
     of_plan = f", counting {proj.basis}," if proj.basis and known else ""
     counted = proj.total_sqft if proj.total_sqft is not None else proj.own_sqft
-    figure, limit = acres_pair(counted, b_acres)
+    figure, limit = sqft_acres_pair(counted, b_acres)
     if reached(counted, b_acres * SQFT_PER_ACRE):
         outcome = Outcome.REQUIRED
         msg = f"disturbance of {figure}{of_plan} reaches {limit}: {CONTROLS} {cite}"
@@ -165,22 +164,22 @@ def _condition_c(ctx: CheckContext, pid: str, proj: ProjectArea) -> tuple[Outcom
     c_min = params.condition_c_min_acres * SQFT_PER_ACRE
     c_max = params.condition_c_max_acres * SQFT_PER_ACRE
     c_range = (
-        f"{limit_text(params.condition_c_min_acres)} to "
-        f"{limit_text(params.condition_c_max_acres)} acres"
+        f"{fmt_limit(params.condition_c_min_acres)} to "
+        f"{fmt_limit(params.condition_c_max_acres)} acres"
     )
     land_use = text(attr(ctx, "land_use").get(pid))
     known = proj.total_sqft is not None
     counted = proj.total_sqft if proj.total_sqft is not None else proj.own_sqft
     of_plan = f", counting {proj.basis}," if proj.basis and known else ""
     below = not reached(counted, c_min)
-    figure, limit = acres_pair(
+    figure, limit = sqft_acres_pair(
         counted, params.condition_c_min_acres if below else params.condition_c_max_acres
     )
     instead = (
         ""
         if known
         else f" ({proj.basis}: if the project's total reaches "
-        f"{limit_text(params.condition_b_acres)} acres, Condition B applies instead; controls "
+        f"{fmt_limit(params.condition_b_acres)} acres, Condition B applies instead; controls "
         "are required either way)"
     )
     outcome = Outcome.PASS

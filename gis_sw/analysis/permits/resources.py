@@ -17,8 +17,8 @@ from gis_sw.analysis.bands import adjacent_band_near
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.findings import Findings, Outcome, rule_check
 from gis_sw.analysis.overlay import area_by_key
-from gis_sw.analysis.permits.common import EMPTY, limit_text, say, union
-from gis_sw.analysis.wording import fmt_sqft
+from gis_sw.analysis.permits.common import EMPTY, say, union
+from gis_sw.analysis.wording import fmt_limit, fmt_sqft
 
 _RESOURCES: tuple[tuple[str, str, str], ...] = (
     ("wetlands", "mapped wetlands", "wetlands_consequence"),
@@ -97,8 +97,7 @@ def _resource_row(
     overlap_sqft, piece = found
     if round(overlap_sqft, 2) > 0.0:
         extent = (
-            f" (within {limit_text(ctx.ruleset.resources.wetland_adjacent_area_ft)} ft of a "
-            "wetland)"
+            f" (within {fmt_limit(ctx.ruleset.resources.wetland_adjacent_area_ft)} ft of a wetland)"
             if kind == "wetland_adjacent_area"
             else ""
         )

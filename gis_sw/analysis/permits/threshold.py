@@ -19,18 +19,16 @@ from gis_sw.analysis.findings import Findings, Outcome, rule_check
 from gis_sw.analysis.overlay import area_by_key
 from gis_sw.analysis.permits.common import (
     EMPTY,
-    acres_pair,
     area,
     attr,
     flag,
-    limit_text,
     plan_acres,
     reached,
     say,
     sqft_pair,
     union,
 )
-from gis_sw.analysis.wording import fmt_sqft
+from gis_sw.analysis.wording import fmt_limit, fmt_sqft, sqft_acres_pair
 from gis_sw.units import SQFT_PER_ACRE
 
 
@@ -171,7 +169,7 @@ def _threshold_row(ctx: CheckContext, pa: PermitArea, cite: str) -> tuple[str, f
         m, lim_text = sqft_pair(pa.total_sqft, t_any)
         msg = (
             f"Disturbance of {m} sq ft is below the {lim_text} sq ft threshold for all zones, "
-            f"but {why}, so whether {limit_text(t_low)} sq ft or more lies inside zone "
+            f"but {why}, so whether {fmt_limit(t_low)} sq ft or more lies inside zone "
             f"{low_name} is unknown: review against the zoning map ({cite})."
         )
         return msg, pa.total_sqft, t_low, pa.union
@@ -226,7 +224,7 @@ def _land_development_row(
     """Return the SW102 outcome and message of one proposal."""
     params = ctx.ruleset.permit
     disturbed = area(ctx)[pid]
-    measured, acre = acres_pair(disturbed, params.land_development_acres)
+    measured, acre = sqft_acres_pair(disturbed, params.land_development_acres)
     figure = f"Disturbance of {measured}"
     need = (
         "a land development activity: a stormwater pollution prevention plan (SWPPP) and "
