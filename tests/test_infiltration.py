@@ -72,11 +72,14 @@ def one(result: gpd.GeoDataFrame, device_id: str = "D-7") -> Any:
     [
         pytest.param(10.0, "pass", 10.0, id="10.00-ft-from-lot-line"),
         pytest.param(9.99, "fail", 9.99, id="9.99-ft-from-lot-line"),
+        pytest.param(10.01, "pass", 10.01, id="10.01-ft-from-lot-line"),
         pytest.param(9.996, "pass", 10.0, id="9.996-ft-rounds-to-10.00"),
         pytest.param(50.0, "pass", 50.0, id="mid-lot"),
     ],
 )
-def test_property_line(ruleset: Ruleset, x: float, outcome: str, measured: float) -> None:
+def test_sw205_boundary_pass_fail_at_10_ft(
+    ruleset: Ruleset, x: float, outcome: str, measured: float
+) -> None:
     ctx = context(ruleset, [{"device_id": "D-7", "geometry": Point(x, 50)}])
     row = one(infiltration.check_property_line(ctx))
     assert row["outcome"] == outcome
@@ -100,7 +103,7 @@ def test_property_line_device_crossing_onto_neighbour_fails(ruleset: Ruleset) ->
     assert row["geometry"].area == pytest.approx(10 * 20)  # the part on the neighbour
 
 
-def test_property_line_device_on_no_parcel_is_review(ruleset: Ruleset) -> None:
+def test_sw205_review_device_on_no_parcel(ruleset: Ruleset) -> None:
     ctx = context(ruleset, [{"device_id": "D-7", "geometry": Point(500, 500)}])
     assert one(infiltration.check_property_line(ctx))["outcome"] == "review"
 
@@ -130,12 +133,15 @@ def _house(basement: Any) -> dict[str, gpd.GeoDataFrame]:
     [
         pytest.param(40.0, True, "pass", id="20.00-ft-from-basement"),
         pytest.param(40.01, True, "fail", id="19.99-ft-from-basement"),
+        pytest.param(39.99, True, "pass", id="20.01-ft-from-basement"),
         pytest.param(45.0, False, "pass", id="15-ft-from-house-without-basement"),
         pytest.param(45.0, None, "review", id="basement-unknown-within-20-ft"),
         pytest.param(30.0, None, "pass", id="basement-unknown-beyond-20-ft"),
     ],
 )
-def test_habitable_basement(ruleset: Ruleset, x: float, basement: Any, outcome: str) -> None:
+def test_sw206_boundary_pass_fail_review_at_20_ft(
+    ruleset: Ruleset, x: float, basement: Any, outcome: str
+) -> None:
     ctx = context(
         ruleset, [{"device_id": "D-7", "geometry": Point(x, 50)}], vectors=_house(basement)
     )
@@ -170,12 +176,15 @@ def _resources(well_xy: tuple[float, float] = (50, 0)) -> dict[str, gpd.GeoDataF
     [
         pytest.param(50.0, True, "pass", "review", id="vehicle-50.00-ft-from-well"),
         pytest.param(49.99, True, "fail", "review", id="vehicle-49.99-ft-from-well"),
+        pytest.param(50.01, True, "pass", "review", id="vehicle-50.01-ft-from-well"),
+        pytest.param(99.99, True, "pass", "review", id="vehicle-99.99-ft-from-well"),
+        pytest.param(100.01, True, "pass", "pass", id="vehicle-100.01-ft-from-well"),
         pytest.param(100.0, True, "pass", "pass", id="vehicle-100.00-ft-from-well"),
         pytest.param(30.0, False, "pass", "pass", id="roof-device-30-ft-from-well"),
         pytest.param(30.0, None, "review", "review", id="vehicle-use-unknown"),
     ],
 )
-def test_vehicle_traffic_and_state_advisory(
+def test_sw202_sw210_boundary_pass_fail_review(
     ruleset: Ruleset, y: float, vehicle: Any, outcome: str, advisory: str
 ) -> None:
     devices = [{"device_id": "D-7", "serves_vehicle_traffic": vehicle, "geometry": Point(50, y)}]
@@ -236,10 +245,11 @@ def _slope_dem() -> RasterLayer:
         pytest.param(75.0, "fail", id="up-gradient-15-ft"),
         pytest.param(80.0, "pass", id="up-gradient-20.00-ft"),
         pytest.param(79.99, "fail", id="up-gradient-19.99-ft"),
+        pytest.param(80.01, "pass", id="up-gradient-20.01-ft"),
         pytest.param(25.0, "pass", id="down-gradient-15-ft"),
     ],
 )
-def test_septic_upgradient(ruleset: Ruleset, x: float, outcome: str) -> None:
+def test_sw201_boundary_pass_fail_at_20_ft(ruleset: Ruleset, x: float, outcome: str) -> None:
     ctx = context(
         ruleset,
         [{"device_id": "D-7", "geometry": Point(x, 50)}],
@@ -280,7 +290,7 @@ def test_septic_bottom_does_not_change_the_ground_comparison(
     assert one(infiltration.check_septic_upgradient(ctx))["outcome"] == "fail"
 
 
-def test_septic_without_dem_is_review(ruleset: Ruleset) -> None:
+def test_sw201_review_without_dem(ruleset: Ruleset) -> None:
     devices = [
         {"device_id": "D-7", "geometry": Point(75, 50)},
         {"device_id": "D-8", "geometry": Point(90, 90)},
@@ -322,6 +332,13 @@ def _flat(kind: str, value: float, mode: RasterMode = RasterMode.ELEVATION) -> R
             "fail",
             1.99,
             id="bottom-1.99-ft-above-groundwater-elevation",
+        ),
+        pytest.param(
+            {"bottom_elevation_ft": 92.01},
+            {"seasonal_high_groundwater": _flat("seasonal_high_groundwater", 90.0)},
+            "pass",
+            2.01,
+            id="bottom-2.01-ft-above-groundwater-elevation",
         ),
         pytest.param(
             {"depth_ft": 6.0},
@@ -384,7 +401,7 @@ def _flat(kind: str, value: float, mode: RasterMode = RasterMode.ELEVATION) -> R
         ),
     ],
 )
-def test_groundwater_separation(
+def test_sw203_boundary_pass_fail_review_at_2_ft(
     ruleset: Ruleset,
     device: dict[str, Any],
     rasters: dict[str, RasterLayer],
@@ -402,7 +419,7 @@ def test_groundwater_separation(
         assert row["measured"] == pytest.approx(measured, abs=1e-9)
 
 
-def test_worst_cell_under_footprint_counts_for_bedrock(ruleset: Ruleset) -> None:
+def test_sw204_fail_at_the_worst_cell_under_the_footprint(ruleset: Ruleset) -> None:
     depth = np.full((10, 10), 10.0)
     depth[5, 5] = 7.5  # one shallow cell (x 50..60, y 40..50) under the trench
     rasters = {"bedrock": raster("bedrock", depth, mode=RasterMode.DEPTH)}
@@ -424,7 +441,9 @@ def test_worst_cell_under_footprint_counts_for_bedrock(ruleset: Ruleset) -> None
     [(True, "pass"), (False, "fail"), (None, "review")],
     ids=["has-sedimentation-device", "no-sedimentation-device", "sedimentation-unknown"],
 )
-def test_sedimentation_device(ruleset: Ruleset, value: Any, outcome: str) -> None:
+def test_sw207_pass_fail_review_sedimentation_device(
+    ruleset: Ruleset, value: Any, outcome: str
+) -> None:
     devices = [{"device_id": "D-7", "has_sedimentation_device": value, "geometry": Point(50, 50)}]
     row = one(infiltration.check_sedimentation_device(context(ruleset, devices)))
     assert row["outcome"] == outcome
@@ -435,14 +454,14 @@ def test_sedimentation_device(ruleset: Ruleset, value: Any, outcome: str) -> Non
     [(True, "pass"), (False, "review"), (None, "review")],
     ids=["test-hole-logged", "test-hole-not-logged", "test-hole-unknown"],
 )
-def test_test_holes(ruleset: Ruleset, value: Any, outcome: str) -> None:
+def test_sw209_pass_review_test_holes_logged(ruleset: Ruleset, value: Any, outcome: str) -> None:
     devices = [{"device_id": "D-7", "test_hole_logged": value, "geometry": Point(50, 50)}]
     row = one(infiltration.check_test_holes(context(ruleset, devices)))
     assert row["outcome"] == outcome
     assert row["message"].endswith("(§ 183-12C(2)(c)[4]).")
 
 
-def test_separation_report(ruleset: Ruleset) -> None:
+def test_sw208_info_separation_report(ruleset: Ruleset) -> None:
     devices = [{"device_id": "D-7", "geometry": Point(50, 30)}]
     row = one(infiltration.check_separation_report(context(ruleset, devices, vectors=_resources())))
     assert row["outcome"] == "info"

@@ -372,7 +372,7 @@ def test_separation_report_names_the_nearest_stream(ruleset: Ruleset) -> None:
 # -- 5. SW211 maintenance obligations ---------------------------------------------------------
 
 
-def test_maintenance_obligations_once_per_proposal_listing_its_devices(ruleset: Ruleset) -> None:
+def test_sw211_required_once_per_proposal_listing_its_devices(ruleset: Ruleset) -> None:
     devices = [
         {"device_id": "D-8", "geometry": Point(20, 20)},
         {"device_id": "D-7", "geometry": Point(50, 50)},
@@ -391,7 +391,7 @@ def test_maintenance_obligations_once_per_proposal_listing_its_devices(ruleset: 
     assert result.loc["P2", "message"].startswith("P2 proposes 1 stormwater device (D-9), which ")
 
 
-def test_no_devices_no_maintenance_finding(ruleset: Ruleset) -> None:
+def test_sw211_boundary_no_device_no_finding(ruleset: Ruleset) -> None:
     findings = run_rules(
         make_layerset(CRS, {"parcels": frame([{"parcel_id": "A", "geometry": LOT}])}),
         make_proposals(CRS, frame([{"proposal_id": "P1", "geometry": box(5, 5, 95, 95)}])),
@@ -439,7 +439,7 @@ def test_streams_layer_is_read_from_a_geopackage_and_must_be_lines(
         read_layers(town, ruleset=ruleset)
 
 
-def test_ruleset_without_obligations_gives_review_not_an_empty_required(
+def test_sw211_review_ruleset_without_obligations(
     ruleset: Ruleset,
 ) -> None:
     import tomllib

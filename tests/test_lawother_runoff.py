@@ -76,7 +76,7 @@ def test_ruleset_permit_threshold_in_r20(ruleset: Ruleset) -> None:
     [(24.999, False), (25.0, True), (25.001, True)],
     ids=["249.99-sq-ft", "250-sq-ft", "250.01-sq-ft"],
 )
-def test_comparison_runs_only_where_a_permit_is_required(
+def test_sw502_sw503_boundary_info_review_at_the_permit_threshold(
     ruleset: Ruleset, width_ft: float, required: bool
 ) -> None:
     ctx = ctx_for(ruleset, width_ft)
@@ -137,7 +137,7 @@ def test_95_sq_ft_job_gets_no_runoff_review(ruleset: Ruleset) -> None:
         assert "not asked for" in row["message"]
 
 
-def test_no_increase_passes_with_zero_against_zero(ruleset: Ruleset) -> None:
+def test_sw502_sw503_pass_with_no_increase(ruleset: Ruleset) -> None:
     # disturbance without new impervious surface on open space in good condition: the
     # disturbed ground counts as the same cover, so post equals pre
     ctx = ctx_for(ruleset, 30.0, impervious=False)

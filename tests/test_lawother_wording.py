@@ -53,7 +53,7 @@ def test_ruleset_limit_is_five_acres(ruleset: Ruleset) -> None:
     ],
     ids=["217,799.99", "217,800", "217,800.01", "217,801"],
 )
-def test_sw301_peak_message_keeps_figure_and_limit_apart(
+def test_sw301_boundary_peak_message_keeps_figure_and_limit_apart(
     ruleset: Ruleset, area_sqft: float, outcome: str, shown: str, limit: str
 ) -> None:
     row = sw301(ruleset, area_sqft)

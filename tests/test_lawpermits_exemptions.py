@@ -155,7 +155,7 @@ def sw104(ctx: CheckContext) -> pd.Series:
         ),
     ],
 )  # fmt: skip
-def test_routine_maintenance_only_below_five_acres(
+def test_sw104_boundary_fail_review_routine_maintenance_at_five_acres(
     ruleset: Ruleset, area_sqft: float, outcome: str, figure: str
 ) -> None:
     site = box(0, 0, area_sqft / 400.0, 400.0)

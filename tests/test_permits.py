@@ -69,6 +69,12 @@ def row(findings: gpd.GeoDataFrame, subject: str = "P-1") -> pd.Series:
         pytest.param(
             box(1000, 0, 1024.99, 10), "pass", 249.9, 250.0, id="249.9-sq-ft-in-R-20-needs-none"
         ),
+        pytest.param(box(1000, 0, 1024.999, 10), "pass", 249.99, 250.0, id="249.99-sq-ft-in-R-20"),
+        pytest.param(
+            box(1000, 0, 1025.001, 10), "required", 250.01, 250.0, id="250.01-sq-ft-in-R-20"
+        ),
+        pytest.param(box(0, 0, 9.999, 10), "pass", 99.99, 250.0, id="99.99-sq-ft-in-R-10"),
+        pytest.param(box(0, 0, 10.001, 10), "required", 100.01, 100.0, id="100.01-sq-ft-in-R-10"),
         pytest.param(
             box(0, 0, 10, 10), "required", 100.0, 100.0, id="100.0-sq-ft-in-R-10-needs-permit"
         ),
@@ -79,7 +85,7 @@ def row(findings: gpd.GeoDataFrame, subject: str = "P-1") -> pd.Series:
         pytest.param(box(94, 0, 110, 10), "pass", 160.0, 250.0, id="60-in-R-10-plus-100-in-R-20"),
     ],
 )
-def test_permit_threshold(
+def test_sw101_boundary_pass_required(
     ruleset: Ruleset, shape: Any, outcome: str, measured: float, threshold: float
 ) -> None:
     found = row(permits.check_permit_threshold(context(ruleset, [shape])))
@@ -133,7 +139,7 @@ def test_permit_without_zoning_layer(ruleset: Ruleset, width: float, outcome: st
         assert "the zoning layer was not provided" in found["message"]
 
 
-def test_disturbance_outside_any_zone_is_review(ruleset: Ruleset) -> None:
+def test_sw101_review_disturbance_outside_any_zone(ruleset: Ruleset) -> None:
     # 50 sq ft in R-20 and 120 sq ft west of the zoning layer: the unzoned part could be R-10
     found = row(permits.check_permit_threshold(context(ruleset, [box(-12, 0, 5, 10)])))
     assert found["outcome"] == "review"
@@ -187,11 +193,13 @@ def test_same_areas_from_epsg_4326(ruleset: Ruleset) -> None:
     [
         pytest.param(435.6, False, "required", id="exactly-1-acre-is-land-development"),
         pytest.param(435.59, False, "pass", id="43559-sq-ft-alone-is-not"),
+        pytest.param(435.5999, False, "pass", id="43559.99-sq-ft-alone-is-not"),
+        pytest.param(435.6001, False, "required", id="43560.01-sq-ft-is-land-development"),
         pytest.param(435.59, True, "required", id="43559-sq-ft-part-of-larger-plan"),
         pytest.param(435.59, None, "review", id="43559-sq-ft-larger-plan-unknown"),
     ],
 )
-def test_land_development(
+def test_sw102_boundary_pass_required_review_at_one_acre(
     ruleset: Ruleset, width: float, larger_plan: bool | None, outcome: str
 ) -> None:
     ctx = context(ruleset, [box(1000, 0, 1000 + width, 100)], {"part_of_larger_plan": larger_plan})
@@ -227,6 +235,30 @@ def conditions(ctx: CheckContext) -> dict[str, str]:
             id="exactly-5-acres-is-B",
         ),
         pytest.param(
+            5 * ACRE - 0.01,
+            "other",
+            {"condition-B": "pass", "condition-C": "required"},
+            id="5-acres-less-0.01-sq-ft-is-C",
+        ),
+        pytest.param(
+            5 * ACRE + 0.01,
+            "other",
+            {"condition-B": "required", "condition-C": "pass"},
+            id="5-acres-plus-0.01-sq-ft-is-B",
+        ),
+        pytest.param(
+            ACRE - 0.01,
+            "other",
+            {"condition-B": "pass", "condition-C": "pass"},
+            id="1-acre-less-0.01-sq-ft-neither",
+        ),
+        pytest.param(
+            ACRE + 0.01,
+            "other",
+            {"condition-B": "pass", "condition-C": "required"},
+            id="1-acre-plus-0.01-sq-ft-is-C",
+        ),
+        pytest.param(
             5 * ACRE - 10,
             "other",
             {"condition-B": "pass", "condition-C": "required"},
@@ -253,7 +285,7 @@ def conditions(ctx: CheckContext) -> dict[str, str]:
         pytest.param(2 * ACRE, None, {"condition-C": "review"}, id="2-acres-land-use-unknown"),
     ],
 )
-def test_conditions_b_and_c(
+def test_sw103_boundary_pass_required_review_conditions_b_and_c(
     ruleset: Ruleset, area_sqft: float, land_use: str | None, expected: dict[str, str]
 ) -> None:
     ctx = context(
@@ -334,7 +366,9 @@ def test_condition_a_outside_mapped_impaired_water(
         pytest.param("Z", "review", "is not one of § 183-5A-K", id="unknown-letter"),
     ],
 )
-def test_exemption(ruleset: Ruleset, claim: str | None, outcome: str, text: str) -> None:
+def test_sw104_pass_review_exemption_claims(
+    ruleset: Ruleset, claim: str | None, outcome: str, text: str
+) -> None:
     found = row(
         permits.check_exemption(context(ruleset, [box(0, 0, 30, 30)], {"exemption": claim}))
     )
@@ -345,7 +379,7 @@ def test_exemption(ruleset: Ruleset, claim: str | None, outcome: str, text: str)
 # -- SW105 -------------------------------------------------------------------------------------
 
 
-def test_fees_from_construction_cost(ruleset: Ruleset) -> None:
+def test_sw105_required_fees_from_construction_cost(ruleset: Ruleset) -> None:
     found = row(
         permits.check_application(
             context(ruleset, [box(0, 0, 30, 30)], {"construction_cost_usd": 250_000})
@@ -360,13 +394,13 @@ def test_fees_from_construction_cost(ruleset: Ruleset) -> None:
     assert "(h) Contractor certification" in found["message"]
 
 
-def test_fees_without_cost_is_review(ruleset: Ruleset) -> None:
+def test_sw105_review_fees_without_cost(ruleset: Ruleset) -> None:
     found = row(permits.check_application(context(ruleset, [box(0, 0, 30, 30)])))
     assert found["outcome"] == "review"
     assert "construction_cost_usd" in found["message"]
 
 
-def test_no_permit_no_fees(ruleset: Ruleset) -> None:
+def test_sw105_pass_no_permit_no_fees(ruleset: Ruleset) -> None:
     found = row(
         permits.check_application(
             context(ruleset, [box(1000, 0, 1024.99, 10)], {"construction_cost_usd": 5000})
@@ -378,7 +412,7 @@ def test_no_permit_no_fees(ruleset: Ruleset) -> None:
 # -- SW106 -------------------------------------------------------------------------------------
 
 
-def test_mapped_resources_overlaps(ruleset: Ruleset) -> None:
+def test_sw106_pass_required_mapped_resources_overlaps(ruleset: Ruleset) -> None:
     layers = {
         "zoning": zoning(),
         "wetlands": gpd.GeoDataFrame(
@@ -405,7 +439,7 @@ def test_mapped_resources_overlaps(ruleset: Ruleset) -> None:
     assert (water["outcome"], water["measured"]) == ("pass", 0.0)
 
 
-def test_wetland_adjacent_area_edge(ruleset: Ruleset) -> None:
+def test_sw106_boundary_pass_required_wetland_adjacent_area_edge(ruleset: Ruleset) -> None:
     wet = gpd.GeoDataFrame(geometry=[box(1200, 0, 1300, 100)], crs=CRS)
     layers = {"wetlands": wet}
     # disturbance ends exactly 100 ft from the wetland: touches the adjacent area, no overlap
@@ -417,7 +451,7 @@ def test_wetland_adjacent_area_edge(ruleset: Ruleset) -> None:
     assert row(found, "P-1:wetland_adjacent_area")["measured"] == pytest.approx(1.0)
 
 
-def test_missing_resource_layers_are_review(ruleset: Ruleset) -> None:
+def test_sw106_review_missing_resource_layers(ruleset: Ruleset) -> None:
     found = permits.check_mapped_resources(context(ruleset, [box(0, 0, 10, 10)], {}, {}))
     assert set(found["outcome"]) == {"review"}
     assert len(found) == 4
@@ -429,7 +463,7 @@ def test_missing_resource_layers_are_review(ruleset: Ruleset) -> None:
 # -- SW107 -------------------------------------------------------------------------------------
 
 
-def test_state_floor_is_info(ruleset: Ruleset) -> None:
+def test_sw107_info_state_floor(ruleset: Ruleset) -> None:
     found = row(permits.check_state_floor(context(ruleset, [box(1000, 0, 1435.6, 100)])))
     assert found["outcome"] == "info"
     assert "NYSDEC SPDES general permit coverage" in found["message"]

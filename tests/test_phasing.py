@@ -141,7 +141,9 @@ def test_3_acre_polygons_overlapping_by_1_5_acres_give_4_5_acres_and_pass(
     [(4.99, "pass"), (5.00, "pass"), (5.01, "fail")],
     ids=["4.99-acres-at-once", "exactly-5.00-acres-at-once", "5.01-acres-at-once"],
 )
-def test_five_acre_boundary(ruleset: Ruleset, acres: float, outcome: str) -> None:
+def test_sw301_boundary_pass_fail_at_five_acres(
+    ruleset: Ruleset, acres: float, outcome: str
+) -> None:
     half = acres / 2
     row = one(
         run(

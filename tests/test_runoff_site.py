@@ -152,7 +152,7 @@ def test_runoff_and_volumes_match_hand_calculation(ctx: CheckContext) -> None:
     assert result.wqv_cf == pytest.approx(327.5)
 
 
-def test_rules_sw501_to_sw504(ctx: CheckContext) -> None:
+def test_sw501_sw504_info_sw502_sw503_review_on_a_lot(ctx: CheckContext) -> None:
     sw501 = check_design_calculations(ctx)
     assert list(sw501["outcome"]) == ["info"]
     assert "CN 72 -> 73" in sw501["message"].iloc[0]
@@ -178,7 +178,7 @@ def test_no_new_impervious_and_same_cover_does_not_exceed(ruleset: Ruleset) -> N
     assert list(check_peak_discharge(ctx)["outcome"]) == ["pass"]
 
 
-def test_missing_soils_is_review(ruleset: Ruleset) -> None:
+def test_sw501_sw502_sw503_review_without_soils(ruleset: Ruleset) -> None:
     ctx = CheckContext(lot_layers(soils=False), lot_proposal(), ruleset)
     for check in (check_design_calculations, check_runoff_volume, check_peak_discharge):
         found = check(ctx)

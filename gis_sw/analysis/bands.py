@@ -74,8 +74,10 @@ def arc_area_error_sqft(width_ft: float, quad_segs: int) -> float:
 
 
 def band_quad_segs(width_ft: float, tolerance_sqft: float = AREA_TOLERANCE_SQFT) -> int:
-    """Fewest segments per quarter circle whose full-turn area loss is within the tolerance,
-    allowing for GEOS's rounding of each corner's chord count (the module docstring).
+    """Return the fewest segments per quarter circle whose area loss is within tolerance.
+
+    The full-turn loss allows for GEOS's rounding of each corner's chord count (the module
+    docstring).
 
     Raises
     ------
@@ -130,7 +132,7 @@ def adjacent_outlines(
 
 
 def adjacent_band(wetlands: Sequence[Any] | np.ndarray, width_ft: float) -> shapely.Geometry:
-    """The adjacent area of these wetlands: within ``width_ft`` of one, outside all of them."""
+    """Return the wetlands' adjacent area: within ``width_ft`` of one, outside all of them."""
     geoms = _array(wetlands)
     if len(geoms) == 0:
         return shapely.Polygon()
@@ -155,7 +157,7 @@ def wetlands_near(
 def adjacent_band_near(
     wetlands: Sequence[Any] | np.ndarray, subjects: Sequence[Any] | np.ndarray, width_ft: float
 ) -> shapely.Geometry:
-    """The band from the wetlands within ``width_ft`` of the subjects only.
+    """Return the band from the wetlands within ``width_ft`` of the subjects only.
 
     Inside the subjects it is the band of all the wetlands (see the module docstring).
     """

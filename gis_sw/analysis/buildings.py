@@ -64,6 +64,7 @@ class Buildings:
     proposal_id: np.ndarray
 
     def __len__(self) -> int:
+        """Return the number of buildings."""
         return len(self.geoms)
 
 
@@ -74,7 +75,7 @@ def _flags(frame: pd.DataFrame, column: str) -> list[bool | None]:
 
 
 def building_names(frame: pd.DataFrame) -> np.ndarray:
-    """``building <id>`` per row, or ``building #<row>`` where the id is missing."""
+    """Return ``building <id>`` per row, or ``building #<row>`` where the id is missing."""
     ids = frame["building_id"] if "building_id" in frame.columns else [None] * len(frame)
     return np.array(
         [
@@ -109,13 +110,13 @@ def basement_status(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 
 def is_building(geoms: np.ndarray, ruleset: Ruleset) -> np.ndarray:
-    """True for footprints of more than ``building_min_area_sqft`` (§ 183-6 "building")."""
+    """Return True for footprints of more than ``building_min_area_sqft`` (§ 183-6)."""
     area = np.round(shapely.area(np.asarray(geoms, dtype=object)), 2)
     return np.asarray(area > ruleset.devices.building_min_area_sqft)
 
 
 def town_buildings(layers: LayerSet, ruleset: Ruleset) -> pd.DataFrame | None:
-    """The buildings layer without structures of the minimum area or less (None if absent)."""
+    """Return the buildings layer without structures of the minimum area or less (or None)."""
     buildings = layers.get("buildings")
     if buildings is None:
         return None
@@ -123,8 +124,11 @@ def town_buildings(layers: LayerSet, ruleset: Ruleset) -> pd.DataFrame | None:
 
 
 def proposed_roofs(ctx: CheckContext) -> pd.DataFrame:
-    """The proposal's impervious roofs, numbered per proposal (``number``) over every roof,
-    then without those of the minimum area or less."""
+    """Return the proposal's impervious roofs that are buildings, numbered per proposal.
+
+    ``number`` counts every roof of the proposal; those of the minimum area or less are
+    then left out.
+    """
     imp = ctx.proposals.impervious
     if imp is None or len(imp) == 0:
         return pd.DataFrame({"proposal_id": [], "number": [], "geometry": []})
@@ -135,8 +139,10 @@ def proposed_roofs(ctx: CheckContext) -> pd.DataFrame:
 
 
 def all_buildings(ctx: CheckContext) -> Buildings | None:
-    """Town buildings and the proposals' new buildings (None without a buildings layer
-    and without proposed roofs)."""
+    """Return the town buildings and the proposals' new buildings.
+
+    None without a buildings layer and without proposed roofs.
+    """
 
     def compute() -> Buildings | None:
         town = town_buildings(ctx.layers, ctx.ruleset)

@@ -85,7 +85,7 @@ class InspectionDue:
         return "weekly" if self.weekly else "storm"
 
     def describe(self) -> str:
-        """A sentence for a calendar entry."""
+        """Return a sentence for a calendar entry."""
         parts = []
         if self.weekly:
             parts.append(f"{self.interval_days}-day erosion and sediment control inspection report")
@@ -147,10 +147,12 @@ class ConstructionCalendar:
 
     @property
     def weekly_count(self) -> int:
+        """Return the number of weekly inspection reports."""
         return sum(1 for i in self.inspections if i.weekly)
 
     @property
     def storm_count(self) -> int:
+        """Return the number of storm reports."""
         return sum(len(i.storm_days) for i in self.inspections)
 
 
@@ -172,8 +174,11 @@ def weekly_due_dates(start: date, end: date, *, interval_days: int = 7) -> list[
 
 @dataclass(frozen=True, slots=True)
 class StormReport:
-    """One storm report's trigger: the first wet day it counts (the storm's, or the day
-    after its previous report), the day the rain reached the threshold, and that rain (in)."""
+    """One storm report's trigger.
+
+    The first wet day it counts (the storm's, or the day after its previous report), the
+    day the rain reached the threshold, and that rain (in).
+    """
 
     began: date
     reached: date

@@ -25,16 +25,16 @@ itself is :func:`gis_sw.analysis.calendar.build_calendar` (``gis-sw calendar``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-import geopandas as gpd
 import pandas as pd
 
 from gis_sw.analysis.calendar import notice_schedule, weekly_due_dates
 from gis_sw.analysis.context import CheckContext
-from gis_sw.analysis.findings import Outcome, empty_findings, make_findings
+from gis_sw.analysis.findings import Findings, Outcome, rule_check
 from gis_sw.analysis.permits import land_development, permit_areas
 from gis_sw.layers.proposals import Proposals
 from gis_sw.ruleset import ConstructionParams
@@ -56,7 +56,7 @@ def _as_date(value: Any) -> date | None:
 
 
 def construction_periods(proposals: Proposals) -> dict[str, ConstructionPeriod | None]:
-    """The construction period of every proposal, computed in one pass (see below).
+    """Return the construction period of every proposal, computed in one pass (see below).
 
     Attributes ``construction_start``/``construction_end`` win; a missing end is taken from
     the disturbance polygons' earliest ``start_date`` or latest ``end_date``.  None when
@@ -86,7 +86,7 @@ def construction_periods(proposals: Proposals) -> dict[str, ConstructionPeriod |
 
 
 def construction_period(proposals: Proposals, proposal_id: str) -> ConstructionPeriod | None:
-    """The construction period of one proposal (:func:`construction_periods`)."""
+    """Return the construction period of one proposal (:func:`construction_periods`)."""
     return construction_periods(proposals.subset([str(proposal_id)])).get(str(proposal_id))
 
 
@@ -124,9 +124,8 @@ def duties_apply(ctx: CheckContext) -> dict[str, bool | None]:
     return ctx.memo("construction.duties_apply", compute)
 
 
-def _not_bound(ctx: CheckContext, rule_id: str, applies: bool | None) -> tuple[Outcome, str]:
-    """Outcome and message of a duty that does not (or may not) bind the proposal."""
-    cite = ctx.citation(rule_id)
+def _not_bound(cite: str, applies: bool | None) -> tuple[Outcome, str]:
+    """Return the outcome and message of a duty that does not (or may not) bind the proposal."""
     if applies is False:
         return Outcome.PASS, (
             f"Does not attach: no town permit is required (SW101) and the work is not a land "
@@ -140,7 +139,7 @@ def _not_bound(ctx: CheckContext, rule_id: str, applies: bool | None) -> tuple[O
 
 
 def _listed(items: tuple[str, ...]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
+    """Return ``a``, ``a and b``, ``a, b and c``."""
     if len(items) <= 1:
         return "".join(items)
     return ", ".join(items[:-1]) + " and " + items[-1]
@@ -153,7 +152,7 @@ def _recipients(params: ConstructionParams) -> str:
 
 
 def _storm_rule(params: ConstructionParams) -> str:
-    """The storm-report duty and what a storm event is, in the ruleset's numbers."""
+    """Return the storm-report duty and what a storm event is, in the ruleset's numbers."""
     gap = params.storm_dry_gap_days
     days = "a dry day" if gap == 1 else f"{gap} dry days in a row"
     return (
@@ -164,81 +163,75 @@ def _storm_rule(params: ConstructionParams) -> str:
     )
 
 
-def check_inspections(ctx: CheckContext) -> gpd.GeoDataFrame:
-    """SW401: ``required`` with the period and first due date where the duties bind.
+Duty = Callable[[str], tuple[Outcome, str, float]]
+"""A duty's outcome, message and measured figure for one proposal it binds."""
+
+
+def _each_proposal(ctx: CheckContext, rows: Findings, duty: Duty) -> None:
+    """Add one row per disturbed proposal: ``duty`` where the duties bind, else why not."""
+    bound = duties_apply(ctx)
+    for pid in _disturbed_ids(ctx):
+        if bound.get(pid) is True:
+            outcome, message, measured = duty(pid)
+        else:
+            outcome, message = _not_bound(rows.citation, bound.get(pid))
+            measured = float("nan")
+        geometry = ctx.disturbance_union.get(pid)
+        rows.add(pid, outcome, message, measured=measured, geometry=geometry)
+
+
+@rule_check
+def check_inspections(ctx: CheckContext, rows: Findings) -> None:
+    """Check SW401: ``required`` with the period and first due date where the duties bind.
 
     ``review`` when the duties bind but no construction period is given.
     """
-    ids = _disturbed_ids(ctx)
-    if not ids:
-        return empty_findings(ctx.crs)
     params = ctx.ruleset.construction
     periods = _periods(ctx)
-    bound = duties_apply(ctx)
-    outcomes, messages, counts = [], [], []
-    for pid in ids:
+    rows.threshold, rows.unit = float(params.inspection_interval_days), "weekly reports"
+
+    def duty(pid: str) -> tuple[Outcome, str, float]:
         period = periods.get(pid)
-        if bound.get(pid) is not True:
-            outcome, message = _not_bound(ctx, "SW401", bound.get(pid))
-            outcomes.append(outcome)
-            messages.append(message)
-            counts.append(float("nan"))
-            continue
         if period is None:
-            outcomes.append(Outcome.REVIEW)
-            counts.append(float("nan"))
-            messages.append(
-                f"Inspection reports are due every {params.inspection_interval_days} days and "
-                f"{_storm_rule(params)}, but the proposal gives no valid "
-                "construction period: add construction_start and construction_end (or dates "
-                "on the disturbance polygons) to list the due dates."
-                f"{_recipients(params)}"
+            return (
+                Outcome.REVIEW,
+                (
+                    f"Inspection reports are due every {params.inspection_interval_days} days and "
+                    f"{_storm_rule(params)}, but the proposal gives no valid "
+                    "construction period: add construction_start and construction_end (or dates "
+                    "on the disturbance polygons) to list the due dates."
+                    f"{_recipients(params)}"
+                ),
+                float("nan"),
             )
-            continue
-        storm_rule = _storm_rule(params)
         weekly = weekly_due_dates(
             period.start, period.end, interval_days=params.inspection_interval_days
         )
         first = weekly[0].isoformat() if weekly else "none (period shorter than the interval)"
-        outcomes.append(Outcome.REQUIRED)
-        counts.append(float(len(weekly)))
-        messages.append(
-            f"Inspection reports every {params.inspection_interval_days} days from "
-            f"{period.start.isoformat()} to {period.end.isoformat()} ({period.source}): "
-            f"{len(weekly)} weekly reports, first due {first}; plus one {storm_rule}."
-            f"{_recipients(params)} `gis-sw calendar` lists the dates."
+        return (
+            Outcome.REQUIRED,
+            (
+                f"Inspection reports every {params.inspection_interval_days} days from "
+                f"{period.start.isoformat()} to {period.end.isoformat()} ({period.source}): "
+                f"{len(weekly)} weekly reports, first due {first}; plus one {_storm_rule(params)}."
+                f"{_recipients(params)} `gis-sw calendar` lists the dates."
+            ),
+            float(len(weekly)),
         )
-    return make_findings(
-        "SW401",
-        ctx.crs,
-        proposal_id=ids,
-        subject_id=ids,
-        outcome=outcomes,
-        message=messages,
-        measured=counts,
-        threshold=float(params.inspection_interval_days),
-        unit="weekly reports",
-        geometry=[ctx.disturbance_union.get(pid) for pid in ids],
-    )
+
+    _each_proposal(ctx, rows, duty)
 
 
-def check_notices(ctx: CheckContext) -> gpd.GeoDataFrame:
-    """SW402: ``required`` where the duties bind, listing the milestones and the first date."""
-    ids = _disturbed_ids(ctx)
-    if not ids:
-        return empty_findings(ctx.crs)
+@rule_check
+def check_notices(ctx: CheckContext, rows: Findings) -> None:
+    """Check SW402: ``required`` where the duties bind, with the milestones and first date."""
     params = ctx.ruleset.construction
     milestones = "; ".join(params.notice_milestones)
     periods = _periods(ctx)
-    bound = duties_apply(ctx)
-    outcomes, messages = [], []
-    for pid in ids:
+    rows.threshold, rows.unit = float(params.notice_hours), "hours"
+
+    def duty(pid: str) -> tuple[Outcome, str, float]:
         period = periods.get(pid)
-        if bound.get(pid) is not True:
-            outcome, message = _not_bound(ctx, "SW402", bound.get(pid))
-            outcomes.append(outcome)
-            messages.append(message)
-            continue
         notices = notice_schedule(
             params.notice_milestones,
             construction_start=period.start if period else None,
@@ -250,55 +243,26 @@ def check_notices(ctx: CheckContext) -> gpd.GeoDataFrame:
             if first is not None and first.due is not None
             else ""
         )
-        outcomes.append(Outcome.REQUIRED)
-        messages.append(
-            f"Notify {_listed(params.notice_recipients) or 'the Town'} at least "
-            f"{params.notice_hours} hours before each of: {milestones}.{when}"
+        return (
+            Outcome.REQUIRED,
+            (
+                f"Notify {_listed(params.notice_recipients) or 'the Town'} at least "
+                f"{params.notice_hours} hours before each of: {milestones}.{when}"
+            ),
+            float("nan"),
         )
-    return make_findings(
-        "SW402",
-        ctx.crs,
-        proposal_id=ids,
-        subject_id=ids,
-        outcome=outcomes,
-        message=messages,
-        measured=float("nan"),
-        threshold=float(params.notice_hours),
-        unit="hours",
-        geometry=[ctx.disturbance_union.get(pid) for pid in ids],
-    )
+
+    _each_proposal(ctx, rows, duty)
 
 
-def check_sediment_cleanout(ctx: CheckContext) -> gpd.GeoDataFrame:
-    """SW403: ``required`` where the construction duties bind (:func:`duties_apply`)."""
-    ids = _disturbed_ids(ctx)
-    if not ids:
-        return empty_findings(ctx.crs)
+@rule_check
+def check_sediment_cleanout(ctx: CheckContext, rows: Findings) -> None:
+    """Check SW403: ``required`` where the construction duties bind (:func:`duties_apply`)."""
     percent = ctx.ruleset.construction.sediment_cleanout_fraction * 100.0
-    duty = (
+    duty_text = (
         "Remove sediment from sediment traps and sediment ponds whenever their design "
         f"capacity has been reduced by {percent:.0f}%, and keep every erosion and sediment "
         "control facility operating and maintained at all times."
     )
-    bound = duties_apply(ctx)
-    outcomes, messages = [], []
-    for pid in ids:
-        if bound.get(pid) is True:
-            outcomes.append(Outcome.REQUIRED)
-            messages.append(duty)
-        else:
-            outcome, message = _not_bound(ctx, "SW403", bound.get(pid))
-            outcomes.append(outcome)
-            messages.append(message)
-    return make_findings(
-        "SW403",
-        ctx.crs,
-        proposal_id=ids,
-        subject_id=ids,
-        outcome=outcomes,
-        message=messages,
-        measured=float("nan"),
-        threshold=percent,
-        unit="% of design capacity",
-        geometry=[ctx.disturbance_union.get(pid) for pid in ids],
-    )
+    rows.threshold, rows.unit = percent, "% of design capacity"
+    _each_proposal(ctx, rows, lambda pid: (Outcome.REQUIRED, duty_text, float("nan")))

@@ -35,6 +35,7 @@ class CheckContext:
 
     @property
     def crs(self) -> Any:
+        """Return the working CRS (the ruleset's)."""
         return self.ruleset.working_crs
 
     def memo(self, key: str, compute: Callable[[], T]) -> T:
@@ -44,6 +45,7 @@ class CheckContext:
         return self._memo[key]  # type: ignore[no-any-return,unused-ignore]
 
     def citation(self, rule_id: str) -> str:
+        """Return the ruleset's citation of ``rule_id``."""
         return self.ruleset.citation(rule_id)
 
     @cached_property

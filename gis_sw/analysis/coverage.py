@@ -63,9 +63,11 @@ def _subjects(rows: gpd.GeoDataFrame, ctx: CheckContext) -> tuple[np.ndarray, np
 
 
 def _reach_ft(rows: gpd.GeoDataFrame) -> np.ndarray:
-    """How far from its subject a finding looked: a distance rule's limit (``pass``: nothing
-    within 20 ft), or the distance it measured when it reports one (SW208's nearest well);
-    0 for findings that are not distances."""
+    """Return how far from its subject each finding looked.
+
+    A distance rule's limit (``pass``: nothing within 20 ft), or the distance it measured
+    when it reports one (SW208's nearest well); 0 for findings that are not distances.
+    """
     feet = rows["unit"].astype(str).to_numpy() == "ft"
     threshold = np.asarray(pd.to_numeric(rows["threshold"], errors="coerce"), dtype=float)
     measured = np.asarray(pd.to_numeric(rows["measured"], errors="coerce"), dtype=float)

@@ -193,8 +193,10 @@ def _device_frame(ctx: CheckContext) -> gpd.GeoDataFrame:
 
 
 def ground_difference_ft(device_ft: object, field_ft: object) -> np.ndarray:
-    """Ground at a device minus ground at a septic field, each and the difference rounded
-    to 0.01 ft (the precision the law is applied at)."""
+    """Return ground at a device minus ground at a septic field.
+
+    Each and the difference are rounded to 0.01 ft (the precision the law is applied at).
+    """
     a = np.round(np.asarray(device_ft, dtype="float64"), 2)
     b = np.round(np.asarray(field_ft, dtype="float64"), 2)
     return np.round(a - b, 2)

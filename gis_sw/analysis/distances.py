@@ -34,6 +34,7 @@ class Pairs:
     distance_ft: np.ndarray
 
     def __len__(self) -> int:
+        """Return the number of pairs."""
         return len(self.source)
 
 
@@ -187,7 +188,7 @@ def round_ft(distance_ft: object) -> np.ndarray:
 
 
 def meets_minimum(distance_ft: object, minimum_ft: float, tolerance_ft: float) -> np.ndarray:
-    """True where a distance, rounded to 0.01 ft, is at least ``minimum_ft``.
+    """Return True where a distance, rounded to 0.01 ft, is at least ``minimum_ft``.
 
     ``nan`` (nothing measured) is reported as False; callers decide what an absent
     measurement means.

@@ -26,11 +26,11 @@ from gis_sw.analysis.coverage import apply_coverage, name_shared_lots
 from gis_sw.analysis.findings import (
     CHECK_COLUMNS,
     FINDING_COLUMNS,
+    Findings,
     Outcome,
     Severity,
     empty_findings,
     finding_id,
-    make_findings,
 )
 from gis_sw.analysis.registry import RULES_BY_ID, Rule, rule_title, select_rules
 from gis_sw.errors import GisSwError
@@ -47,8 +47,11 @@ _TEXT_KEYS = ("proposal_id", "rule_id", "subject_id")
 
 @dataclass(frozen=True, slots=True)
 class _Columns:
-    """Check rows as plain arrays, one per column of :data:`CHECK_COLUMNS`, with the dtype
-    each column had in its frame (so the one frame built at the end has the same dtypes)."""
+    """Check rows as plain arrays, one per column of :data:`CHECK_COLUMNS`.
+
+    Each keeps the dtype its column had in its frame, so the one frame built at the end has
+    the same dtypes.
+    """
 
     arrays: dict[str, np.ndarray]
     dtypes: dict[str, Any]
@@ -90,7 +93,7 @@ def _sort_codes(values: np.ndarray) -> np.ndarray:
 
 
 def _complete(rows: _Columns, ruleset: Ruleset, crs: Any) -> gpd.GeoDataFrame:
-    """The findings frame of check rows: one frame, built once, sorted."""
+    """Return the findings frame of check rows: one frame, built once, sorted."""
     n = len(rows)
     if n == 0:
         return empty_findings(ruleset.working_crs, full=True)
@@ -162,21 +165,21 @@ def complete_findings(rows: gpd.GeoDataFrame, ruleset: Ruleset) -> gpd.GeoDataFr
 
 
 def _crash_rows(rule: Rule, ctx: CheckContext, exc: Exception) -> gpd.GeoDataFrame:
+    """Return one review row per proposal naming the error a crashing check raised."""
     ids = ctx.proposals.ids
     if not ids:
         return empty_findings(ctx.crs)
     text = f"{type(exc).__name__}: {exc}".strip()
     if len(text) > 300:
         text = text[:297] + "..."
-    return make_findings(
-        rule.rule_id,
-        ctx.crs,
+    rows = Findings(rule.rule_id, ctx.citation(rule.rule_id), ctx.crs)
+    rows.extend(
         proposal_id=ids,
-        subject_id=ids,
         outcome=Outcome.REVIEW,
         message=f"The {rule.rule_id} check could not run ({text}): review this rule by hand.",
         geometry=[ctx.disturbance_union.loc[p] for p in ids],
     )
+    return rows.frame()
 
 
 def run_check(
@@ -196,8 +199,10 @@ def run_check(
 
 
 def _run(rule: Rule, ctx: CheckContext, on_error: Literal["raise", "review"]) -> gpd.GeoDataFrame:
-    """The check's rows (with every column of :data:`CHECK_COLUMNS`, maybe more), coverage
-    and shared lots applied."""
+    """Return the check's rows, coverage and shared lots applied.
+
+    The rows have every column of :data:`CHECK_COLUMNS`, maybe more.
+    """
     try:
         rows = _checked(rule, rule.check(ctx))
         rows = name_shared_lots(apply_coverage(rule.rule_id, rows, ctx), ctx)

@@ -259,7 +259,7 @@ class FlowGrid:
         raise AssertionError("flow paths joined in a cycle")  # unreachable: paths descend
 
     def path(self, row: int, col: int) -> shapely.LineString:
-        """The flow path from one cell as a line through cell centres (to where it ends)."""
+        """Return the flow path from one cell as a line through cell centres (to its end)."""
         r, c = np.array([row + 1]), np.array([col + 1])
         cells = [(row, col)]
         nrows, ncols = self.shape

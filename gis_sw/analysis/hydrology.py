@@ -41,7 +41,7 @@ import shapely
 
 from gis_sw.analysis.construction import duties_apply
 from gis_sw.analysis.context import CheckContext
-from gis_sw.analysis.findings import empty_findings, make_findings
+from gis_sw.analysis.findings import Findings, Outcome, rule_check
 from gis_sw.analysis.runoff.params import HydrologyParams, parse_hydrology
 from gis_sw.analysis.runoff.sheet import calculation_sheet
 from gis_sw.analysis.runoff.site import (
@@ -187,7 +187,7 @@ def _with_problem(result: DrainageResult, problem: str) -> DrainageResult:
 
 
 def _subject(result: DrainageResult) -> str:
-    """The proposal id for its default drainage area, ``pid:drainage_id`` for a layer's area."""
+    """Return the subject id: the proposal id, or ``pid:drainage_id`` for a layer's area."""
     if result.drainage_id == result.proposal_id:
         return result.proposal_id
     return f"{result.proposal_id}:{result.drainage_id}"
@@ -217,16 +217,17 @@ def calculation_sheet_for(layers: LayerSet, proposals: Proposals, ruleset: Rules
     return calculation_sheet(runoff_results(CheckContext(layers, proposals, ruleset)))
 
 
-def check_design_calculations(ctx: CheckContext) -> gpd.GeoDataFrame:
-    """SW501: the design-storm summary (info), review when soils or needed layers are missing."""
+@rule_check
+def check_design_calculations(ctx: CheckContext, rows: Findings) -> None:
+    """Check SW501: the design-storm summary (info), review when needed layers are missing."""
     results = runoff_results(ctx)
     if not results:
-        return empty_findings(ctx.crs)
+        return
     year = ctx.ruleset.storms.design_return_period_yr
     outcomes, messages, measured = [], [], []
     for r in results:
         if r.pre is None or r.post is None:
-            outcomes.append("review")
+            outcomes.append(Outcome.REVIEW)
             messages.append("Design-storm runoff not computed: " + "; ".join(r.problems) + ".")
             measured.append(float("nan"))
             continue
@@ -243,12 +244,10 @@ def check_design_calculations(ctx: CheckContext) -> gpd.GeoDataFrame:
         extra = [*r.problems, *r.notes]
         if extra:
             text += " Note: " + "; ".join(extra) + "."
-        outcomes.append("review" if r.problems else "info")
+        outcomes.append(Outcome.REVIEW if r.problems else Outcome.INFO)
         messages.append(text)
         measured.append(post["q_in"])
-    return make_findings(
-        "SW501",
-        ctx.crs,
+    rows.extend(
         proposal_id=[r.proposal_id for r in results],
         subject_id=[_subject(r) for r in results],
         outcome=outcomes,
@@ -269,21 +268,22 @@ def calculations_required(ctx: CheckContext) -> dict[str, bool | None]:
 
 
 def _compare(
-    ctx: CheckContext, rule_id: str, column: str, *, unit: str, label: str, tol: str
-) -> gpd.GeoDataFrame:
+    ctx: CheckContext, rows: Findings, column: str, *, unit: str, label: str, tol: str
+) -> None:
+    """Add the post- against pre-development comparison of ``column`` for every result."""
     results = runoff_results(ctx)
     if not results:
-        return empty_findings(ctx.crs)
+        return
     tolerance = float(getattr(_params(ctx), tol))
     year = ctx.ruleset.storms.design_return_period_yr
-    cite = ctx.citation(rule_id)
+    cite = rows.citation
     needed = calculations_required(ctx)
     outcomes, messages, measured = [], [], []
     decimals = 0 if unit == "cu ft" else 2
     for r in results:
         need = needed.get(r.proposal_id)
         if need is False:
-            outcomes.append("info")
+            outcomes.append(Outcome.INFO)
             messages.append(
                 f"Not required: no town permit is required (SW101) and the work is not a land "
                 f"development activity needing a SWPPP (SW102), so the post- against "
@@ -292,7 +292,7 @@ def _compare(
             measured.append(float("nan"))
             continue
         if r.pre is None or r.post is None:
-            outcomes.append("review")
+            outcomes.append(Outcome.REVIEW)
             messages.append(f"{label.capitalize()} not compared: " + "; ".join(r.problems) + ".")
             measured.append(float("nan"))
             continue
@@ -331,12 +331,10 @@ def _compare(
             )
         if r.problems:
             tail += " " + "; ".join(r.problems) + "."
-        outcomes.append("review" if increase > 0 or r.problems else "pass")
+        outcomes.append(Outcome.REVIEW if increase > 0 or r.problems else Outcome.PASS)
         messages.append(f"{head} ({cite}){tail}")
         measured.append(increase)
-    return make_findings(
-        rule_id,
-        ctx.crs,
+    rows.extend(
         proposal_id=[r.proposal_id for r in results],
         subject_id=[_subject(r) for r in results],
         outcome=outcomes,
@@ -348,25 +346,24 @@ def _compare(
     )
 
 
-def check_runoff_volume(ctx: CheckContext) -> gpd.GeoDataFrame:
-    """SW502: the 25-year runoff volume increase (cu ft) the devices must handle, limit 0."""
-    return _compare(
-        ctx, "SW502", "volume_cf", unit="cu ft", label="runoff volume", tol="volume_tolerance_cf"
-    )
+@rule_check
+def check_runoff_volume(ctx: CheckContext, rows: Findings) -> None:
+    """Check SW502: the 25-year runoff volume increase (cu ft) the devices must handle, limit 0."""
+    _compare(ctx, rows, "volume_cf", unit="cu ft", label="runoff volume", tol="volume_tolerance_cf")
 
 
-def check_peak_discharge(ctx: CheckContext) -> gpd.GeoDataFrame:
-    """SW503: the 25-year TR-55 peak discharge increase (cfs) the devices must handle, limit 0."""
-    return _compare(
-        ctx, "SW503", "qp_cfs", unit="cfs", label="peak discharge", tol="peak_tolerance_cfs"
-    )
+@rule_check
+def check_peak_discharge(ctx: CheckContext, rows: Findings) -> None:
+    """Check SW503: the 25-year TR-55 peak discharge increase (cfs) to handle, limit 0."""
+    _compare(ctx, rows, "qp_cfs", unit="cfs", label="peak discharge", tol="peak_tolerance_cfs")
 
 
-def check_water_quality_volume(ctx: CheckContext) -> gpd.GeoDataFrame:
-    """SW504: NYSDEC water quality volume WQv = P Rv A / 12 (info)."""
+@rule_check
+def check_water_quality_volume(ctx: CheckContext, rows: Findings) -> None:
+    """Check SW504: NYSDEC water quality volume WQv = P Rv A / 12 (info)."""
     results = runoff_results(ctx)
     if not results:
-        return empty_findings(ctx.crs)
+        return
     messages = []
     for r in results:
         area = float(shapely.area(r.geometry))
@@ -376,12 +373,10 @@ def check_water_quality_volume(ctx: CheckContext) -> gpd.GeoDataFrame:
             f"{area:,.0f} sq ft / 12 = {r.wqv_cf:,.0f} cu ft (post-development impervious "
             f"{imp_pct:.1f}%, Rv = 0.05 + 0.009 I)."
         )
-    return make_findings(
-        "SW504",
-        ctx.crs,
+    rows.extend(
         proposal_id=[r.proposal_id for r in results],
         subject_id=[_subject(r) for r in results],
-        outcome="info",
+        outcome=Outcome.INFO,
         message=messages,
         measured=[r.wqv_cf for r in results],
         unit="cu ft",

@@ -1,4 +1,4 @@
-"""SW211: the maintenance obligations a proposal's stormwater facilities bring with them.
+"""The maintenance obligations a proposal's stormwater facilities bring with them (SW211).
 
 A proposal with at least one infiltration device (a stormwater management facility or
 practice) takes on, whatever else the screening finds:
@@ -19,21 +19,21 @@ rather than an empty obligation.  ``measured`` is the number of devices.
 
 from __future__ import annotations
 
-import geopandas as gpd
 import numpy as np
 import shapely
 
 from gis_sw.analysis.context import CheckContext
-from gis_sw.analysis.findings import Outcome, empty_findings, make_findings
+from gis_sw.analysis.findings import Findings, Outcome, rule_check
 
 
-def check_maintenance_obligations(ctx: CheckContext) -> gpd.GeoDataFrame:
-    """SW211: one ``required`` finding per proposal with devices, listing them."""
+@rule_check
+def check_maintenance_obligations(ctx: CheckContext, rows: Findings) -> None:
+    """Check SW211: one ``required`` finding per proposal with devices, listing them."""
     devices = ctx.proposals.devices
     if len(devices) == 0:
-        return empty_findings(ctx.crs)
+        return
     obligations = ctx.ruleset.devices.maintenance_obligations
-    cite = ctx.citation("SW211")
+    cite = rows.citation
     pid_of = devices["proposal_id"].astype(str).to_numpy()
     did_of = devices["device_id"].astype(str).to_numpy()
     geom_of = devices.geometry.to_numpy()
@@ -42,9 +42,9 @@ def check_maintenance_obligations(ctx: CheckContext) -> gpd.GeoDataFrame:
     for i in sorted(range(len(pid_of)), key=lambda i: (pid_of[i], did_of[i])):
         by_pid.setdefault(pid_of[i], []).append(i)
     pids = list(by_pid)
-    listed = [", ".join(did_of[i] for i in rows) for rows in by_pid.values()]
-    counts = np.array([len(rows) for rows in by_pid.values()], dtype="float64")
-    shapes = [shapely.union_all(geom_of[rows]) for rows in by_pid.values()]
+    listed = [", ".join(did_of[i] for i in members) for members in by_pid.values()]
+    counts = np.array([len(members) for members in by_pid.values()], dtype="float64")
+    shapes = [shapely.union_all(geom_of[members]) for members in by_pid.values()]
     messages = []
     for pid, ids, n in zip(pids, listed, counts, strict=True):
         noun, verb = ("device", "brings") if n == 1 else ("devices", "bring")
@@ -59,15 +59,11 @@ def check_maintenance_obligations(ctx: CheckContext) -> gpd.GeoDataFrame:
                 f"maintenance obligations (devices.maintenance_obligations) to state ({cite})."
             )
     outcome = Outcome.REQUIRED if obligations else Outcome.REVIEW
-    return make_findings(
-        "SW211",
-        ctx.crs,
+    rows.extend(
         proposal_id=pids,
-        subject_id=pids,
         outcome=outcome,
         message=messages,
         measured=counts,
-        threshold=float("nan"),
         unit="devices",
         geometry=shapes,
     )

@@ -29,7 +29,7 @@ _COLLECTION = 7
 
 
 def polygonal_part(geometry: shapely.Geometry | None) -> shapely.Geometry:
-    """The polygonal part of an overlay result (lines and points of a collection dropped)."""
+    """Return the polygonal part of an overlay result (a collection's lines, points dropped)."""
     if geometry is None or shapely.is_empty(geometry):
         return shapely.Polygon()
     kind = shapely.get_type_id(geometry)

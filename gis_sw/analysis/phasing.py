@@ -25,20 +25,18 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-import geopandas as gpd
 import numpy as np
 import pandas as pd
 import shapely
 
 from gis_sw.analysis.context import CheckContext
-from gis_sw.analysis.findings import Outcome, empty_findings, make_findings
-from gis_sw.analysis.wording import figure_pair
+from gis_sw.analysis.findings import Findings, Outcome, rule_check
+from gis_sw.analysis.wording import acres_sqft_pair
 from gis_sw.layers.proposals import Proposals
 from gis_sw.units import SQFT_PER_ACRE
 
 log = logging.getLogger(__name__)
 
-RULE_ID = "SW301"
 OVERLAP_TOLERANCE_SQFT = 1e-6
 """Pairs whose intersection is smaller than this are treated as disjoint (edge neighbours)."""
 AREA_DECIMALS = 2
@@ -65,7 +63,7 @@ def to_day_numbers(values: Any) -> np.ndarray:
 
 
 def day_to_date(day: int) -> date:
-    """The calendar date of a day number."""
+    """Return the calendar date of a day number."""
     return (_EPOCH + np.timedelta64(int(day), "D")).astype(object)
 
 
@@ -115,6 +113,7 @@ class Peak:
 
     @property
     def acres(self) -> float:
+        """Return the peak area in acres."""
         return self.area_sqft / SQFT_PER_ACRE
 
 
@@ -174,6 +173,7 @@ class DisturbanceSweep:
     unions_computed: int = field(init=False, default=0)
 
     def __post_init__(self) -> None:
+        """Hold the inputs as arrays."""
         self.geometries = np.asarray(self.geometries, dtype=object)
         self.start_day = np.asarray(self.start_day, dtype="int64")
         self.end_day = np.asarray(self.end_day, dtype="int64")
@@ -224,13 +224,13 @@ class DisturbanceSweep:
         return np.unique(np.concatenate([self.start_day, self.end_day + 1]))
 
     def timeline(self) -> Timeline:
-        """The whole step function, for charts and maps."""
+        """Return the whole step function, for charts and maps."""
         days = self.event_days()
         areas = np.array([self.area_on(int(d)) for d in days], dtype="float64")
         return Timeline(days=tuple(day_to_date(int(d)) for d in days), area_sqft=areas)
 
     def peak(self) -> Peak | None:
-        """The largest disturbed area, evaluated on start days only (None without polygons)."""
+        """Return the largest disturbed area, looked for on start days only (None if empty)."""
         if len(self.geometries) == 0:
             return None
         starts = np.unique(self.start_day)
@@ -278,7 +278,7 @@ def disturbance_timeline(
 def naive_timeline(
     geometries: Sequence[Any] | np.ndarray, start_dates: Any, end_dates: Any
 ) -> Timeline:
-    """Reference implementation: ``union_all`` of every open polygon at every event.
+    """Return the timeline by ``union_all`` of every open polygon at every event.
 
     Slow on large plans; kept to test and time :class:`DisturbanceSweep` against.
     """
@@ -319,22 +319,125 @@ def _approved(value: Any) -> bool:
     return bool(value) if not pd.isna(value) else False
 
 
-def _against_limit(area_sqft: float, limit_acres: float) -> tuple[str, str]:
-    """``5.00002 acres (217,801 sq ft)`` and ``5.00000 acres (217,800 sq ft)``.
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """One proposal's disturbance polygons as arrays (ids, phases, geometries, day numbers)."""
 
-    The area as compared (rounded to :data:`AREA_DECIMALS`) and the limit, each in acres and
-    sq ft with the decimals the comparison needs (:mod:`gis_sw.analysis.wording`), so a
-    figure over the limit never reads as equal to it.
-    """
-    compared = round(float(area_sqft), AREA_DECIMALS)
+    ids: np.ndarray
+    phases: np.ndarray
+    geoms: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+
+    @property
+    def backwards(self) -> np.ndarray:
+        """Return which polygons end before they start."""
+        return self.has_both & (self.end < self.start)
+
+    @property
+    def has_both(self) -> np.ndarray:
+        """Return which polygons have both dates."""
+        return (self.start != MISSING_DAY) & (self.end != MISSING_DAY)
+
+    @property
+    def dated(self) -> np.ndarray:
+        """Return which polygons have both dates, in order."""
+        return self.has_both & ~self.backwards
+
+
+def _peak(plan: _Plan) -> Peak | None:
+    """Return the peak of the dated polygons, None when none is dated."""
+    dated = plan.dated
+    if dated.sum() == 1:  # one dated polygon: no sweep needed
+        i = int(np.flatnonzero(dated)[0])
+        geom = plan.geoms[i]
+        return Peak(
+            area_sqft=float(shapely.area(geom)),
+            first_day=day_to_date(int(plan.start[i])),
+            last_day=day_to_date(int(plan.end[i])),
+            members=np.array([0]),
+            geometry=geom,
+        )
+    if dated.any():
+        return DisturbanceSweep(plan.geoms[dated], plan.start[dated], plan.end[dated]).peak()
+    return None
+
+
+def _undated_row(total_sqft: float, limit_acres: float) -> tuple[Outcome, str]:
+    """Return SW301 for a plan with no dates: the whole disturbance against the limit."""
+    shown, limit_shown = acres_sqft_pair(total_sqft, limit_acres)
+    if round(total_sqft, AREA_DECIMALS) <= limit_acres * SQFT_PER_ACRE:
+        return Outcome.PASS, (
+            f"Whole disturbance {shown} is not more than {limit_shown}, so no phasing "
+            "can exceed the limit (the plan gives no dates)."
+        )
+    return Outcome.REVIEW, (
+        f"Phasing plan gives no dates: whole disturbance {shown} exceeds "
+        f"{limit_shown}, so whether more than {limit_acres:.2f} acres are "
+        "disturbed at one time cannot be told. Add start_date and end_date to each "
+        "disturbance polygon."
+    )
+
+
+def _where(plan: _Plan, peak: Peak) -> str:
+    """Return when the peak holds, with its phases and polygons."""
+    dated = plan.dated
+    phases = plan.phases[dated][peak.members]
+    phase_names = sorted({str(p) for p in phases if not pd.isna(p)})
+    return (
+        f"from {peak.first_day.isoformat()} to {peak.last_day.isoformat()}"
+        f" ({'phase' if len(phase_names) == 1 else 'phases'}"
+        f" {_listed(phase_names) or 'not named'};"
+        f" polygons {_listed(sorted(plan.ids[dated][peak.members]))})"
+    )
+
+
+def _dated_row(
+    plan: _Plan, peak: Peak, total_sqft: float, limit_acres: float, approved: bool
+) -> tuple[Outcome, str]:
+    """Return SW301 for a plan with dates: the peak against the limit."""
     limit_sqft = limit_acres * SQFT_PER_ACRE
-    acres, limit = figure_pair(compared / SQFT_PER_ACRE, limit_acres, base=2)
-    sqft, limit_sq = figure_pair(compared, limit_sqft)
-    return f"{acres} acres ({sqft} sq ft)", f"{limit} acres ({limit_sq} sq ft)"
+    undated = ~plan.dated
+    problem = ""
+    if undated.any():
+        what = "no start_date/end_date" if not plan.backwards.any() else "missing or reversed dates"
+        problem = f"polygon(s) {_listed(list(plan.ids[undated]))} have {what}"
+    over = round(peak.area_sqft, AREA_DECIMALS) > limit_sqft
+    shown, limit_shown = acres_sqft_pair(peak.area_sqft, limit_acres)
+    head = f"Peak disturbed area {shown} {_where(plan, peak)}"
+    if over and approved:
+        outcome = Outcome.REVIEW
+        msg = (
+            f"{head} exceeds {limit_shown}; allowed only pursuant to an approved "
+            "SWPPP (approved_swppp is true): the Town Engineer confirms the approval covers "
+            "this phasing."
+        )
+    elif over:
+        outcome = Outcome.FAIL
+        msg = (
+            f"{head} exceeds {limit_shown} disturbed at any one time, with no "
+            "approved SWPPP. Re-phase so less is open at once, or obtain SWPPP approval."
+        )
+    elif problem and round(total_sqft, AREA_DECIMALS) > limit_sqft:
+        outcome = Outcome.REVIEW
+        msg = (
+            f"Phasing plan gives no dates for some polygons: {problem}. {head} among "
+            f"the dated polygons; with the undated ones it could reach "
+            f"{acres_sqft_pair(total_sqft, limit_acres)[0]}, over {limit_shown}."
+        )
+    else:
+        outcome = Outcome.PASS
+        msg = f"{head} is not more than {limit_shown}."
+        if problem:
+            msg += f" {problem}, but the whole disturbance is within the limit."
+    if over and problem:
+        msg += f" Also, {problem}."
+    return outcome, msg
 
 
-def check_five_acre_limit(ctx: CheckContext) -> gpd.GeoDataFrame:
-    """SW301: one row per proposal with disturbance.
+@rule_check
+def check_five_acre_limit(ctx: CheckContext, rows: Findings) -> None:
+    """Check SW301: one row per proposal with disturbance.
 
     ``pass`` when the peak (or, without dates, the whole disturbance) is at most the limit;
     ``fail`` above it; ``review`` above it under an approved SWPPP, or when polygons without
@@ -342,9 +445,9 @@ def check_five_acre_limit(ctx: CheckContext) -> gpd.GeoDataFrame:
     """
     dist = ctx.proposals.disturbance
     if len(dist) == 0:
-        return empty_findings(ctx.crs)
+        return
     limit_acres = ctx.ruleset.phasing.max_disturbed_acres
-    limit_sqft = limit_acres * SQFT_PER_ACRE
+    rows.threshold, rows.unit = limit_acres, "acres"
     approvals = ctx.proposals.attributes["approved_swppp"].to_dict()
     totals = {str(k): float(v) for k, v in ctx.disturbed_area_sqft.items()}
     unions = ctx.disturbance_union.to_dict()
@@ -353,120 +456,25 @@ def check_five_acre_limit(ctx: CheckContext) -> gpd.GeoDataFrame:
     order = np.argsort(pids, kind="stable")
     names, firsts = np.unique(pids[order], return_index=True)
     bounds = [*firsts.tolist(), len(order)]
-    all_ids = dist["disturbance_id"].astype(str).to_numpy()
-    all_phases = dist["phase"].to_numpy()
-    all_geoms = dist.geometry.to_numpy()
-    all_start = to_day_numbers(dist["start_date"])
-    all_end = to_day_numbers(dist["end_date"])
-    out: dict[str, list[Any]] = {k: [] for k in ("pid", "outcome", "msg", "acres", "geom")}
-    for k, pid in enumerate(names.tolist()):
-        rows = order[bounds[k] : bounds[k + 1]]
-        total_sqft = totals.get(pid, 0.0)
-        whole = unions.get(pid)
-        ids = all_ids[rows]
-        start, end = all_start[rows], all_end[rows]
-        has_both = (start != MISSING_DAY) & (end != MISSING_DAY)
-        backwards = has_both & (end < start)
-        dated = has_both & ~backwards
-        undated = ~dated
-        approved = _approved(approvals.get(pid))
-        total_ok = round(total_sqft, AREA_DECIMALS) <= limit_sqft
-        problem = ""
-        if undated.any():
-            what = "no start_date/end_date" if not backwards.any() else "missing or reversed dates"
-            problem = f"polygon(s) {_listed(list(ids[undated]))} have {what}"
-        peak = None
-        if dated.sum() == 1:  # one dated polygon: no sweep needed
-            i = int(np.flatnonzero(dated)[0])
-            geom = all_geoms[rows[i]]
-            peak = Peak(
-                area_sqft=float(shapely.area(geom)),
-                first_day=day_to_date(int(start[i])),
-                last_day=day_to_date(int(end[i])),
-                members=np.array([0]),
-                geometry=geom,
-            )
-        elif dated.any():
-            sweep = DisturbanceSweep(all_geoms[rows[dated]], start[dated], end[dated])
-            peak = sweep.peak()
-        if peak is None:
-            acres = total_sqft / SQFT_PER_ACRE
-            geom = whole
-            shown, limit_shown = _against_limit(total_sqft, limit_acres)
-            if total_ok:
-                outcome = Outcome.PASS
-                msg = (
-                    f"Whole disturbance {shown} is not more than {limit_shown}, so no phasing "
-                    "can exceed the limit (the plan gives no dates)."
-                )
-            else:
-                outcome = Outcome.REVIEW
-                msg = (
-                    f"Phasing plan gives no dates: whole disturbance {shown} exceeds "
-                    f"{limit_shown}, so whether more than {limit_acres:.2f} acres are "
-                    "disturbed at one time cannot be told. Add start_date and end_date to each "
-                    "disturbance polygon."
-                )
-            out["pid"].append(pid)
-            out["outcome"].append(outcome)
-            out["msg"].append(msg)
-            out["acres"].append(acres)
-            out["geom"].append(geom)
-            continue
-        dated_ids = ids[dated]
-        phases = all_phases[rows[dated]][peak.members]
-        phase_names = sorted({str(p) for p in phases if not pd.isna(p)})
-        where = (
-            f"from {peak.first_day.isoformat()} to {peak.last_day.isoformat()}"
-            f" ({'phase' if len(phase_names) == 1 else 'phases'}"
-            f" {_listed(phase_names) or 'not named'};"
-            f" polygons {_listed(sorted(dated_ids[peak.members]))})"
-        )
-        acres = peak.acres
-        over = round(peak.area_sqft, AREA_DECIMALS) > limit_sqft
-        shown, limit_shown = _against_limit(peak.area_sqft, limit_acres)
-        head = f"Peak disturbed area {shown} {where}"
-        if over and approved:
-            outcome = Outcome.REVIEW
-            msg = (
-                f"{head} exceeds {limit_shown}; allowed only pursuant to an approved "
-                "SWPPP (approved_swppp is true): the Town Engineer confirms the approval covers "
-                "this phasing."
-            )
-        elif over:
-            outcome = Outcome.FAIL
-            msg = (
-                f"{head} exceeds {limit_shown} disturbed at any one time, with no "
-                "approved SWPPP. Re-phase so less is open at once, or obtain SWPPP approval."
-            )
-        elif problem and not total_ok:
-            outcome = Outcome.REVIEW
-            msg = (
-                f"Phasing plan gives no dates for some polygons: {problem}. {head} among "
-                f"the dated polygons; with the undated ones it could reach "
-                f"{_against_limit(total_sqft, limit_acres)[0]}, over {limit_shown}."
-            )
-        else:
-            outcome = Outcome.PASS
-            msg = f"{head} is not more than {limit_shown}."
-            if problem:
-                msg += f" {problem}, but the whole disturbance is within the limit."
-        if over and problem:
-            msg += f" Also, {problem}."
-        out["pid"].append(pid)
-        out["outcome"].append(outcome)
-        out["msg"].append(msg)
-        out["acres"].append(acres)
-        out["geom"].append(peak.geometry)
-    return make_findings(
-        RULE_ID,
-        ctx.crs,
-        proposal_id=out["pid"],
-        subject_id=out["pid"],
-        outcome=out["outcome"],
-        message=out["msg"],
-        measured=[round(a, 6) for a in out["acres"]],
-        threshold=limit_acres,
-        unit="acres",
-        geometry=out["geom"],
+    whole = _Plan(
+        dist["disturbance_id"].astype(str).to_numpy(),
+        dist["phase"].to_numpy(),
+        dist.geometry.to_numpy(),
+        to_day_numbers(dist["start_date"]),
+        to_day_numbers(dist["end_date"]),
     )
+    for k, pid in enumerate(names.tolist()):
+        sel = order[bounds[k] : bounds[k + 1]]
+        plan = _Plan(
+            whole.ids[sel], whole.phases[sel], whole.geoms[sel], whole.start[sel], whole.end[sel]
+        )
+        total_sqft = totals.get(pid, 0.0)
+        peak = _peak(plan)
+        if peak is None:
+            outcome, msg = _undated_row(total_sqft, limit_acres)
+            acres, geom = total_sqft / SQFT_PER_ACRE, unions.get(pid)
+        else:
+            approved = _approved(approvals.get(pid))
+            outcome, msg = _dated_row(plan, peak, total_sqft, limit_acres, approved)
+            acres, geom = peak.acres, peak.geometry
+        rows.add(pid, outcome, msg, measured=round(acres, 6), geometry=geom)

@@ -98,6 +98,26 @@ RULES: tuple[Rule, ...] = (
 RULES_BY_ID: dict[str, Rule] = {rule.rule_id: rule for rule in RULES}
 
 
+_RULE_OF_CHECK: dict[Check, Rule] = {rule.check: rule for rule in RULES}
+
+
+def rule_of(check: Check) -> Rule:
+    """Return the rule whose check is ``check`` (how a check learns its own rule id).
+
+    Raises
+    ------
+    KeyError
+        When ``check`` is no rule's check (a ``rule_check`` body not listed in :data:`RULES`).
+    """
+    try:
+        return _RULE_OF_CHECK[check]
+    except KeyError:
+        name = getattr(check, "__qualname__", repr(check))
+        raise KeyError(
+            f"{name} is the check of no rule in gis_sw.analysis.registry.RULES"
+        ) from None
+
+
 def select_rules(
     select: list[str] | None = None, ignore: list[str] | None = None
 ) -> tuple[Rule, ...]:
@@ -131,14 +151,22 @@ where they hold no data."""
 
 
 def layers_needed(rule_id: str) -> tuple[str, ...]:
-    """The town layers a rule relies on to pass (:data:`RULE_LAYERS`)."""
+    """Return the town layers a rule relies on to pass (:data:`RULE_LAYERS`)."""
     return RULE_LAYERS.get(rule_id, ())
 
 
 def rule_title(rule: Rule, ruleset: Ruleset) -> str:
-    """The rule's title for ``ruleset``: its ``[titles]`` entry, else the registry's template
-    filled with the ruleset's numbers ("Device 10 ft from every property line" for Mount
-    Pleasant, "Device 12 ft ..." for a town whose setback is 12 ft)."""
+    """Return the rule's title for ``ruleset``.
+
+    Its ``[titles]`` entry, else the registry's template filled with the ruleset's numbers
+    ("Device 10 ft from every property line" for Mount Pleasant, "Device 12 ft ..." for a
+    town whose setback is 12 ft).
+
+    Raises
+    ------
+    RulesetError
+        When the template names a field the ruleset does not have.
+    """
     own = ruleset.raw.get("titles", {})
     template = own.get(rule.rule_id, rule.title) if isinstance(own, Mapping) else rule.title
     try:

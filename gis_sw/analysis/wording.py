@@ -67,3 +67,42 @@ def fmt_acres(area_sqft: float, *, against_acres: float | None = None) -> str:
 def fmt_usd(amount: float) -> str:
     """Dollars and cents: ``$1,250.00``."""
     return f"${float(amount):,.2f}"
+
+
+def fmt_limit(value: float) -> str:
+    """Return a limit as the ruleset gives it: ``250``, ``1.5``, ``43,560``."""
+    return f"{value:,g}"
+
+
+def sqft_acres_pair(area_sqft: float, limit_acres: float) -> tuple[str, str]:
+    """Return ``"43,559.99 sq ft (just under 1 acre)"`` and ``"1 acre (43,560.00 sq ft)"``.
+
+    The area is rounded to 0.01 sq ft (the precision areas are compared at) and reads in sq
+    ft and acres; when the acres alone cannot show the two apart (a hundredth of a sq ft is
+    a ten-millionth of an acre), the acres say "just under/over" and the limit adds its
+    square feet.
+    """
+    measured = round(float(area_sqft), 2)
+    limit_sqft = limit_acres * SQFT_PER_ACRE
+    sq, lim_sq = figure_pair(measured, limit_sqft)
+    ac, lim_ac = figure_pair(measured / SQFT_PER_ACRE, limit_acres, base=2)
+    unit = "acre" if limit_acres == 1 else "acres"
+    if ac == lim_ac and measured != round(limit_sqft, 2):
+        side = "under" if measured < limit_sqft else "over"
+        return f"{sq} sq ft (just {side} {fmt_limit(limit_acres)} {unit})", (
+            f"{fmt_limit(limit_acres)} {unit} ({lim_sq} sq ft)"
+        )
+    return f"{sq} sq ft ({ac} acres)", f"{fmt_limit(limit_acres)} {unit}"
+
+
+def acres_sqft_pair(area_sqft: float, limit_acres: float) -> tuple[str, str]:
+    """Return ``5.00002 acres (217,801 sq ft)`` and ``5.00000 acres (217,800 sq ft)``.
+
+    The area as compared (rounded to 0.01 sq ft) and the limit, each in acres and sq ft
+    with the decimals the comparison needs, so a figure over the limit never reads as equal
+    to it.
+    """
+    compared = round(float(area_sqft), 2)
+    acres, limit = figure_pair(compared / SQFT_PER_ACRE, limit_acres, base=2)
+    sqft, limit_sq = figure_pair(compared, limit_acres * SQFT_PER_ACRE)
+    return f"{acres} acres ({sqft} sq ft)", f"{limit} acres ({limit_sq} sq ft)"

@@ -1,0 +1,114 @@
+"""What the permit checks share: the town's words, figures beside limits, per-proposal lookups.
+
+Areas are compared with the limits after rounding to 0.01 sq ft (:func:`reached`), and the
+lookups (:func:`area`, :func:`union`, :func:`attr`) are dicts cached on the context, so a
+check reads one proposal's figure without pandas work.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import shapely
+
+from gis_sw.analysis.context import CheckContext
+from gis_sw.analysis.wording import figure_pair
+
+EMPTY = shapely.Polygon()
+
+CONTROLS = "post-construction stormwater runoff controls (water quantity and quality) are required"
+
+WORDING_DEFAULTS: dict[str, str] = {
+    "state_construction_permit": (
+        "coverage under the state's general permit for stormwater from construction activity"
+    ),
+    "state_floor_applies": (
+        "state general permit coverage for construction activity applies alongside the town "
+        "permit; the town's rules are not less restrictive than the state's requirements"
+    ),
+    "state_floor_not_covered": (
+        "the town permit addresses land not covered by a state construction stormwater permit; "
+        "state requirements still apply where they reach further"
+    ),
+    "wetlands_consequence": "the town's wetland law and state or federal wetland permits may apply",
+    "wetland_adjacent_area_consequence": "the town's wetland law may regulate the adjacent area",
+    "water_bodies_consequence": "state and federal permits for work in or near waters may apply",
+    "floodplain_consequence": "the town's flood damage prevention law applies",
+    "impaired_waters": "an impaired water or TMDL watershed",
+}
+"""Keys of the ruleset's ``[wording]`` table SW1xx uses, with the neutral sentence (naming no
+agency or chapter) each falls back to when a ruleset leaves it out."""
+
+
+def say(ctx: CheckContext, key: str) -> str:
+    """Return the town's words for ``key`` (``[wording]``), or the neutral default."""
+    return ctx.ruleset.wording(key, WORDING_DEFAULTS[key])
+
+
+def sqft_pair(area_sqft: float, limit_sqft: float) -> tuple[str, str]:
+    """Return the measured area (rounded to 0.01, as compared) and limit, as they compare."""
+    return figure_pair(round(float(area_sqft), 2), limit_sqft)
+
+
+def reached(area_sqft: float, limit_sqft: float) -> bool:
+    """Return whether the area, rounded to 0.01 sq ft, reaches the limit."""
+    return round(float(area_sqft), 2) >= limit_sqft
+
+
+def area(ctx: CheckContext) -> dict[str, float]:
+    """Return the disturbed area of each proposal, sq ft, as a dict by proposal id."""
+    return ctx.memo(
+        "permits.area", lambda: {str(k): float(v) for k, v in ctx.disturbed_area_sqft.items()}
+    )
+
+
+def union(ctx: CheckContext) -> dict[str, Any]:
+    """Return the disturbance union of each proposal as a dict by proposal id."""
+    unions = ctx.disturbance_union
+    return ctx.memo(
+        "permits.union",
+        lambda: dict(zip(unions.index.astype(str), unions.to_numpy(), strict=True)),
+    )
+
+
+def attr(ctx: CheckContext, column: str) -> dict[str, Any]:
+    """Return one attribute column as a dict by proposal id."""
+    attrs = ctx.proposals.attributes
+    return ctx.memo(
+        f"permits.attr.{column}",
+        lambda: dict(
+            zip(attrs.index.astype(str), attrs[column].to_numpy(dtype=object), strict=True)
+        ),
+    )
+
+
+def _missing(value: Any) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value))
+
+
+def flag(value: Any) -> bool | None:
+    """Return a nullable boolean attribute as True / False / None."""
+    return None if _missing(value) else bool(value)
+
+
+def text(value: Any) -> str | None:
+    """Return an attribute as stripped text, None when missing or blank."""
+    if _missing(value):
+        return None
+    stripped = str(value).strip()
+    return stripped or None
+
+
+def plan_acres(ctx: CheckContext, pid: str) -> float | None:
+    """Return ``larger_plan_acres`` when given as a finite number of 0 or more, else None."""
+    value = attr(ctx, "larger_plan_acres").get(pid)
+    if value is None or value is pd.NA:
+        return None
+    try:
+        acres = float(value)
+    except (TypeError, ValueError):
+        return None
+    return acres if math.isfinite(acres) and acres >= 0 else None

@@ -1,0 +1,192 @@
+"""Mapped wetlands, their adjacent area, water bodies, floodplain and streams (SW106).
+
+One row per mapped resource and proposal (``P-1:wetlands``, ``P-1:wetland_adjacent_area``,
+``P-1:water_bodies``, ``P-1:floodplain``, and ``P-1:streams`` when a ``streams`` line layer
+is given): the overlap area the plan must show, or review when the layer is missing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import geopandas as gpd
+import pandas as pd
+import shapely
+
+from gis_sw.analysis.bands import adjacent_band_near
+from gis_sw.analysis.context import CheckContext
+from gis_sw.analysis.findings import Findings, Outcome, rule_check
+from gis_sw.analysis.overlay import area_by_key
+from gis_sw.analysis.permits.common import EMPTY, say, union
+from gis_sw.analysis.wording import fmt_limit, fmt_sqft
+
+_RESOURCES: tuple[tuple[str, str, str], ...] = (
+    ("wetlands", "mapped wetlands", "wetlands_consequence"),
+    ("wetland_adjacent_area", "the wetland adjacent area", "wetland_adjacent_area_consequence"),
+    ("water_bodies", "mapped water bodies", "water_bodies_consequence"),
+    ("floodplain", "the 100-year floodplain", "floodplain_consequence"),
+)
+"""(resource, what the sentence calls it, the ``[wording]`` key of what follows from it)."""
+
+
+def _resource_names(layer: gpd.GeoDataFrame, unions: gpd.GeoSeries, column: str) -> dict[str, str]:
+    """Return names of the features each proposal's disturbance touches, ``" (A, B)"``."""
+    if column not in layer.columns or len(layer) == 0:
+        return {}
+    tree = shapely.STRtree(layer.geometry.to_numpy())
+    subject_pos, feature_pos = tree.query(unions.to_numpy(), predicate="intersects")
+    values = layer[column].to_numpy(dtype=object)[feature_pos]
+    found: dict[str, set[str]] = {}
+    labels = unions.index.to_numpy()
+    for pos, value in zip(subject_pos, values, strict=True):
+        if value is not None and not pd.isna(value):
+            found.setdefault(str(labels[pos]), set()).add(str(value))
+    out = {}
+    for pid, names in found.items():
+        ordered = sorted(names)
+        more = ", ..." if len(ordered) > 5 else ""
+        out[pid] = f" ({', '.join(ordered[:5])}{more})"
+    return out
+
+
+def _overlaps_of(unions: gpd.GeoSeries, layer: gpd.GeoDataFrame) -> dict[str, tuple[float, Any]]:
+    """Return the overlap (area sq ft, geometry) of each proposal's disturbance with ``layer``."""
+    hits = area_by_key(unions, layer, None, keep_geometry=True)
+    return {
+        str(s): (float(a), g)
+        for s, a, g in zip(hits["subject"], hits["area_sqft"], hits["geometry"], strict=True)
+    }
+
+
+def _resource_layers(ctx: CheckContext) -> dict[str, gpd.GeoDataFrame | None]:
+    """Return the layer of each resource, the wetland adjacent band built from the wetlands."""
+    wetlands = ctx.layers.get("wetlands")
+    layers: dict[str, gpd.GeoDataFrame | None] = {
+        "wetlands": wetlands,
+        "water_bodies": ctx.layers.get("water_bodies"),
+        "floodplain": ctx.layers.get("floodplain"),
+        "wetland_adjacent_area": None,
+    }
+    if wetlands is not None:
+        buffer_ft = ctx.ruleset.resources.wetland_adjacent_area_ft
+        zone = adjacent_band_near(
+            wetlands.geometry.to_numpy(), ctx.disturbance_union.to_numpy(), buffer_ft
+        )
+        layers["wetland_adjacent_area"] = gpd.GeoDataFrame(
+            geometry=gpd.GeoSeries([zone], crs=ctx.crs), crs=ctx.crs
+        )
+    return layers
+
+
+def _resource_row(
+    ctx: CheckContext, kind: str, found: tuple[float, Any] | None, names: str, cite: str
+) -> tuple[Outcome, str, float, Any]:
+    """Return outcome, message, overlap sq ft and geometry (None: the union) of one resource."""
+    label, wording_key = _LABELS[kind]
+    if found is None:
+        source = "wetlands" if kind == "wetland_adjacent_area" else kind
+        return (
+            Outcome.REVIEW,
+            (
+                f"The {source} layer was not provided, so overlap of the disturbance with "
+                f"{label} cannot be checked; the plan must show it ({cite})."
+            ),
+            float("nan"),
+            None,
+        )
+    overlap_sqft, piece = found
+    if round(overlap_sqft, 2) > 0.0:
+        extent = (
+            f" (within {fmt_limit(ctx.ruleset.resources.wetland_adjacent_area_ft)} ft of a wetland)"
+            if kind == "wetland_adjacent_area"
+            else ""
+        )
+        return (
+            Outcome.REQUIRED,
+            (
+                f"{fmt_sqft(overlap_sqft)} sq ft of the disturbance lies in {label}{names}"
+                f"{extent}: the plan must show it and {say(ctx, wording_key)} ({cite})."
+            ),
+            overlap_sqft,
+            piece,
+        )
+    return Outcome.PASS, f"The disturbance does not overlap {label} ({cite}).", 0.0, None
+
+
+_LABELS = {kind: (label, key) for kind, label, key in _RESOURCES}
+
+
+@rule_check
+def check_mapped_resources(ctx: CheckContext, rows: Findings) -> None:
+    """Check SW106: disturbance in wetlands, their adjacent area, water bodies, floodplain."""
+    unions = ctx.disturbance_union
+    layers = _resource_layers(ctx)
+    overlaps = {
+        kind: _overlaps_of(unions, layer) for kind, layer in layers.items() if layer is not None
+    }
+    name_cols = {"wetlands": "name", "water_bodies": "name", "floodplain": "flood_zone"}
+    names_of = {
+        kind: _resource_names(layer, unions, name_cols[kind])
+        for kind, layer in layers.items()
+        if layer is not None and kind in name_cols
+    }
+    rows.threshold, rows.unit, rows.decimals = 0.0, "sq ft", 2
+    for pid in ctx.proposals.ids:
+        whole = union(ctx)[pid]
+        for kind, _, _ in _RESOURCES:
+            found = overlaps[kind].get(pid, (0.0, EMPTY)) if kind in overlaps else None
+            names = names_of.get(kind, {}).get(pid, "")
+            out, msg, meas, geom = _resource_row(ctx, kind, found, names, rows.citation)
+            rows.add(
+                pid,
+                out,
+                msg,
+                subject_id=f"{pid}:{kind}",
+                measured=meas,
+                geometry=whole if geom is None else geom,
+            )
+    _stream_findings(ctx, rows)
+
+
+def _stream_findings(ctx: CheckContext, rows: Findings) -> None:
+    """Add SW106 ``<proposal>:streams``: disturbance crossing or touching a mapped stream line.
+
+    Streams count as water bodies.  A line has no area, so the test is buffer-free: the
+    disturbance intersects the line, or comes within the distance tolerance of it (a stream
+    along the edge of the limits of disturbance is touched).  The measured figure is the
+    length of stream inside the disturbance, in ft.  Nothing is reported when the layer is
+    not given (the ``water_bodies`` row already says what is mapped).
+    """
+    streams = ctx.layers.get("streams")
+    if streams is None:
+        return
+    cite = rows.citation
+    consequence = say(ctx, "water_bodies_consequence")
+    tol = ctx.ruleset.devices.distance_tolerance_ft
+    ids = ctx.proposals.ids
+    unions = ctx.disturbance_union.loc[ids]
+    lines = streams.geometry.to_numpy()
+    tree = shapely.STRtree(lines)
+    pos_s, pos_f = tree.query(unions.to_numpy(), predicate="dwithin", distance=tol)
+    named = _resource_names(streams, unions, "name")
+    for i, pid in enumerate(ids):
+        whole = unions.iloc[i]
+        hit = pos_f[pos_s == i]
+        if len(hit):
+            inside = shapely.intersection(shapely.union_all(lines[hit]), whole)
+            length_ft = float(shapely.length(inside))
+            how = (
+                f"{length_ft:,.2f} ft of mapped stream{named.get(pid, '')} runs through the "
+                "disturbance"
+                if round(length_ft, 2) > 0
+                else f"the disturbance touches a mapped stream{named.get(pid, '')}"
+            )
+            out, meas = Outcome.REQUIRED, length_ft
+            geom = inside if not shapely.is_empty(inside) else whole
+            msg = f"{how}: the plan must show it and {consequence} ({cite})."
+        else:
+            out, meas, geom = Outcome.PASS, 0.0, whole
+            msg = f"The disturbance does not cross or touch a mapped stream ({cite})."
+        rows.add(
+            pid, out, msg, subject_id=f"{pid}:streams", measured=meas, unit="ft", geometry=geom
+        )
