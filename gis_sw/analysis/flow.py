@@ -414,6 +414,24 @@ def _nearest(tree: shapely.STRtree, geometry: Any) -> np.ndarray:
     return np.atleast_1d(tree.nearest(geometry))
 
 
+def _left_the_window(dem: RasterLayer, exits: np.ndarray, edge: np.ndarray) -> np.ndarray:
+    """Return which edge exits leave only the window read, not the DEM file itself.
+
+    An exit (the last cell inside the grid) more than one cell inside the whole file's
+    extent has file cells beyond it that were not read: where its water goes is unknown.
+    """
+    cut = np.zeros(len(edge), dtype=bool)
+    if dem.file_extent is None or not edge.any():
+        return cut
+    dx, dy = dem.cell_size
+    minx, miny, maxx, maxy = dem.file_extent
+    if maxx - minx <= 2 * dx or maxy - miny <= 2 * dy:
+        return cut
+    inner = shapely.box(minx + dx, miny + dy, maxx - dx, maxy - dy)
+    cut[edge] = shapely.contains_xy(inner, exits[edge, 0], exits[edge, 1])
+    return cut
+
+
 def _traced(
     ctx: CheckContext,
     dem: RasterLayer,
@@ -439,6 +457,7 @@ def _traced(
     if edge.any() and not shapely.is_empty(outside_water):
         pts = shapely.points(exits[edge])
         near_edge[edge] = shapely.dwithin(pts, outside_water, edge_ft)
+    cut = _left_the_window(dem, exits, edge)
     out: dict[str, Discharge] = {}
     for i, pid in enumerate(ids):
         union = unions[pid]
@@ -466,7 +485,7 @@ def _traced(
                 f"runoff goes is not shown (the nearest impaired water body{nearest} is {gap})",
                 union,
             )
-        elif (ends == FlowEnd.EDGE).all() and not near_edge[mine].any():
+        elif (ends == FlowEnd.EDGE).all() and not (near_edge[mine] | cut[mine]).any():
             out[pid] = Discharge(
                 Reach.MISSES,
                 f"every flow path from the {n:,} DEM cells of the disturbance leaves the DEM at "
@@ -479,7 +498,9 @@ def _traced(
                 "end in a flat area": int((ends == FlowEnd.FLAT).sum()),
                 "start on cells without elevation": int((ends == FlowEnd.NODATA).sum()),
                 f"leave the DEM within {edge_ft:,.0f} ft of where an impaired water body runs on "
-                "beyond its edge": int(near_edge[mine].sum()),
+                "beyond its edge": int((near_edge[mine] & ~cut[mine]).sum()),
+                "leave the part of the DEM that was read (the area the other layers need), "
+                "where the file goes on beyond it": int(cut[mine].sum()),
             }
             told = "; ".join(f"{v:,} {k}" for k, v in counts.items() if v)
             out[pid] = Discharge(

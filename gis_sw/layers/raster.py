@@ -72,6 +72,11 @@ class RasterLayer:
         Whether values are elevations or depths below ground (ft).
     source
         Where it was read from, for messages.
+    file_extent
+        When only a window of the file was read (the area the other layers need), the
+        whole file's extent in the working CRS: beyond the grid's edge the file goes on
+        there, so a flow path leaving the grid has not left the DEM.  None when the whole
+        file was read (or the raster was built in memory).
     """
 
     kind: str
@@ -80,6 +85,7 @@ class RasterLayer:
     crs: CRS
     mode: RasterMode = RasterMode.ELEVATION
     source: str = ""
+    file_extent: tuple[float, float, float, float] | None = None
 
     @property
     def shape(self) -> tuple[int, int]:

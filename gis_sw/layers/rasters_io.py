@@ -133,6 +133,7 @@ def read_raster(
                 values[mask] = np.nan
             del masked, mask
         windowed = (window.width, window.height) != (src.width, src.height)
+        file_extent = _extent_in(src.bounds, source_crs, working_crs) if windowed else None
         if windowed:
             warnings.append(
                 f"read {int(window.width):,} x {int(window.height):,} of its "
@@ -210,6 +211,7 @@ def read_raster(
         crs=working_crs,
         mode=resolved_mode,
         source=label,
+        file_extent=file_extent,
     )
     report = LayerReport(
         kind=kind,
@@ -369,6 +371,19 @@ def largest_distance_ft(raw: Mapping[str, Any]) -> float:
 
     walk(raw)
     return max(found)
+
+
+def _extent_in(bounds: Any, source_crs: CRS, working_crs: CRS) -> tuple[float, float, float, float]:
+    """Return a file's ``bounds`` (in ``source_crs``) as an extent in the working CRS."""
+    if source_crs.equals(working_crs):
+        return (float(bounds[0]), float(bounds[1]), float(bounds[2]), float(bounds[3]))
+    left, bottom, right, top = transform_bounds(
+        rasterio.crs.CRS.from_wkt(source_crs.to_wkt()),
+        rasterio.crs.CRS.from_wkt(working_crs.to_wkt()),
+        *bounds,
+        densify_pts=21,
+    )
+    return (float(left), float(bottom), float(right), float(top))
 
 
 def _window(
