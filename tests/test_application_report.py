@@ -289,7 +289,7 @@ def sample_reports(tmp_path_factory: pytest.TempPathFactory, ruleset: Ruleset) -
                     "SW102 Land development activity: SWPPP and SPDES construction permit "
                     "(§ 183-6, § 183-7A): 7.00 acres against 1.00 acres"
                 ),
-                "FAIL SW301 Not more than five acres disturbed at any one time",
+                "FAIL SW301 Not more than 5 acres disturbed at any one time",
                 "(measured 5.50 acres, limit 5.00 acres)",
             ],
             id="P07-five-acre-fail",

@@ -116,8 +116,8 @@ def _ruleset_with(edit: Any) -> Ruleset:
 def test_titles_are_filled_from_the_towns_numbers(ruleset: Ruleset) -> None:
     sw205, sw301 = RULES_BY_ID["SW205"], RULES_BY_ID["SW301"]
     assert rule_title(sw205, ruleset) == "Device 10 ft from every property line"
-    # Mount Pleasant words SW301 itself ([titles])
-    assert rule_title(sw301, ruleset) == "Not more than five acres disturbed at any one time"
+    # Mount Pleasant words SW301 itself ([titles]), its number filled from [phasing]
+    assert rule_title(sw301, ruleset) == "Not more than 5 acres disturbed at any one time"
 
     def fifteen_feet(data: dict[str, Any]) -> None:
         data["devices"]["property_line_ft"] = 15.0

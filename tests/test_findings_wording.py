@@ -28,15 +28,19 @@ def test_sqft_acres_pair(area_sqft: float, limit_acres: float, expected: tuple[s
     ("area_sqft", "expected"),
     [
         # a hundredth of a sq ft is 0.0000002 acres: past the six decimals acres read to,
-        # so the square feet are what keep the two apart
+        # so the acres say "just under" and the square feet keep the two apart
         (
             5 * ACRE - 0.01,
-            ("5.000000 acres (217,799.99 sq ft)", "5.000000 acres (217,800.00 sq ft)"),
+            ("just under 5.00 acres (217,799.99 sq ft)", "5.00 acres (217,800.00 sq ft)"),
+        ),
+        (
+            5 * ACRE + 0.01,
+            ("just over 5.00 acres (217,800.01 sq ft)", "5.00 acres (217,800.00 sq ft)"),
         ),
         (5 * ACRE, ("5.00 acres (217,800 sq ft)", "5.00 acres (217,800 sq ft)")),
         (5 * ACRE + 1, ("5.00002 acres (217,801 sq ft)", "5.00000 acres (217,800 sq ft)")),
     ],
-    ids=["217,799.99", "217,800", "217,801"],
+    ids=["217,799.99", "217,800.01", "217,800", "217,801"],
 )
 def test_acres_sqft_pair(area_sqft: float, expected: tuple[str, str]) -> None:
     assert acres_sqft_pair(area_sqft, 5.0) == expected

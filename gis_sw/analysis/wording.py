@@ -100,9 +100,16 @@ def acres_sqft_pair(area_sqft: float, limit_acres: float) -> tuple[str, str]:
 
     The area as compared (rounded to 0.01 sq ft) and the limit, each in acres and sq ft
     with the decimals the comparison needs, so a figure over the limit never reads as equal
-    to it.
+    to it.  Where the acres cannot show the two apart within :data:`MAX_DECIMALS` (a
+    hundredth of a sq ft), they read "just under 5.00 acres" and the sq ft show the rest.
     """
     compared = round(float(area_sqft), 2)
+    limit_sqft = limit_acres * SQFT_PER_ACRE
     acres, limit = figure_pair(compared / SQFT_PER_ACRE, limit_acres, base=2)
-    sqft, limit_sq = figure_pair(compared, limit_acres * SQFT_PER_ACRE)
+    sqft, limit_sq = figure_pair(compared, limit_sqft)
+    if acres == limit and compared != round(limit_sqft, 2):
+        # past the decimals acres read to: "just under 5.00 acres", the sq ft tell the rest
+        side = "under" if compared < limit_sqft else "over"
+        limit = fmt_number(limit_acres, 2)
+        return f"just {side} {limit} acres ({sqft} sq ft)", f"{limit} acres ({limit_sq} sq ft)"
     return f"{acres} acres ({sqft} sq ft)", f"{limit} acres ({limit_sq} sq ft)"
