@@ -1,0 +1,1 @@
+"""The rulesets shipped with gis_sw, one TOML file per municipality."""
