@@ -1,8 +1,9 @@
 """``gis-sw validate``: read and validate town layers (and a proposals file); print a report.
 
-Exit 0 when every layer is clean, skipped features each have their reason
-(``on_bad_feature = "skip"``) and absent layers are declared (``none = true``); 2 when any
-layer has a problem (every problem is printed, grouped by layer, before exiting).  The report
+Exit :attr:`~gis_sw.cli.options.ExitCode.OK` when every layer is clean, skipped features
+each have their reason (``on_bad_feature = "skip"``) and absent layers are declared
+(``none = true``); :attr:`~gis_sw.cli.options.ExitCode.BAD_INPUT` when any layer has a
+problem (every problem is printed, grouped by layer, before exiting).  The report
 goes to stdout.
 """
 
@@ -14,6 +15,7 @@ from pathlib import Path
 import click
 from pyproj import CRS
 
+from gis_sw.cli import options
 from gis_sw.errors import LayerError, Problem
 from gis_sw.layers.layerset import DroppedFeature, LayerReport
 from gis_sw.layers.read import LayerInspection, inspect_layers, read_proposals
@@ -22,8 +24,6 @@ from gis_sw.layers.validate import listing
 from gis_sw.layers.vector import crs_text, crs_units
 from gis_sw.redact import shown
 from gis_sw.ruleset import load_ruleset
-
-EXIT_BAD_INPUT = 2
 
 
 def _extent(bounds: tuple[float, float, float, float]) -> str:
@@ -50,7 +50,7 @@ def format_dropped(dropped: tuple[DroppedFeature, ...]) -> list[str]:
 
 
 def format_duplicates(kind: str, groups: tuple[tuple[str, ...], ...]) -> list[str]:
-    """Groups of features sharing one geometry (condominium units stacked on one lot)."""
+    """Return lines naming features that share one geometry (condominium units on one lot)."""
     if not groups:
         return []
     shown = [" = ".join(group) for group in groups]
@@ -109,7 +109,7 @@ def format_problems(kind: str, problems: list[Problem], *, source: str | None = 
 
 
 def format_inspection(inspection: LayerInspection, *, declared: CRS | None = None) -> list[str]:
-    """The whole report: a header, each layer, absent optional layers, a summary.
+    """Return the whole report: a header, each layer, absent optional layers, a summary.
 
     ``declared`` is the CRS the ruleset names when work happens in its foot twin.
     """
@@ -169,28 +169,11 @@ def format_inspection(inspection: LayerInspection, *, declared: CRS | None = Non
 
 
 @click.command("validate")
-@click.option(
-    "--layers",
-    "source",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Layers manifest (layers.toml), GeoPackage of town layers, or a folder with layers.toml.",
-)
-@click.option("--ruleset", "ruleset_name", default=None, help="Ruleset name or TOML path.")
-@click.option("--strict", is_flag=True, help="Refuse invalid geometries instead of repairing.")
-@click.option(
-    "--proposals",
-    "proposals_path",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Also validate a proposals file (GeoPackage, GeoJSON, Shapefile, DXF ...).",
-)
-@click.option(
-    "--crs",
-    default=None,
-    help="CRS of the proposals file's coordinates: for a file with none (DXF), and it "
-    "overrides a wrong one (a state-plane GeoJSON without a crs member).",
-)
+@options.layers_opt
+@options.ruleset_opt
+@options.strict_opt
+@options.proposals_opt("Also validate a proposals file (GeoPackage, GeoJSON, Shapefile, DXF ...).")
+@options.crs_opt
 def command(
     source: Path,
     ruleset_name: str | None,
@@ -231,4 +214,4 @@ def command(
                         click.echo(shown(f"  {line}"))
     if failed:
         click.echo("gis-sw: error: input layers have problems (listed above).", err=True)
-        raise click.exceptions.Exit(EXIT_BAD_INPUT)
+        raise click.exceptions.Exit(options.ExitCode.BAD_INPUT)
