@@ -108,7 +108,7 @@ def command(  # noqa: PLR0917  # click passes every option by keyword
         from gis_sw.batch.inputs import BATCH_KINDS, read_town
         from gis_sw.ruleset import load_ruleset
 
-        prof.mark("import")
+        prof.imported(*(["gis_sw.analysis.engine"] if proposals_path is not None else []))
         ruleset = load_ruleset(ruleset_name)
         formats = ("parquet",) if no_gpkg else ("parquet", "gpkg")
         planned = [

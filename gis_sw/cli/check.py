@@ -111,7 +111,11 @@ def command(
         import gis_sw
         from gis_sw.ruleset import load_ruleset
 
-        prof.mark("import")
+        prof.imported(
+            "gis_sw.api",
+            "gis_sw.outputs.console",
+            *(["gis_sw.outputs.report"] if out_dir is not None else []),
+        )
         chosen = options.chosen_rules(select, ignore)
         ruleset = load_ruleset(ruleset_name)
         waivers = _load_waivers(waivers_path)

@@ -87,7 +87,7 @@ def command(
         from gis_sw.outputs.names import INDEX_NAME, file_stems, files_by_id, write_index
         from gis_sw.ruleset import load_ruleset
 
-        prof.mark("import")
+        prof.imported("gis_sw.api")
         ruleset = load_ruleset(ruleset_name)
         if webmap:
             check_writable(out_dir / "webmap.html", overwrite=overwrite)

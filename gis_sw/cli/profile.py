@@ -15,6 +15,7 @@ before any work.  A stage marked twice adds up.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import time
 from collections.abc import Iterator
@@ -73,6 +74,12 @@ class Profile:
         self.stages[stage] = self.stages.get(stage, 0.0) + spent
         self._last = now
         return spent
+
+    def imported(self, *modules: str) -> None:
+        """Import ``modules`` (those the run will use) and end the ``import`` stage."""
+        for name in modules:
+            importlib.import_module(name)
+        self.mark("import")
 
     def line(self) -> str:
         """Return the stages and the total as one line."""
