@@ -152,7 +152,7 @@ def test_the_drawing_choices_are_the_library_s() -> None:
     assert tuple(c.value for c in DeviceClass) == DEVICE_CLASSES
 
 
-LIGHT = ("check", "map", "calendar", "serve", "rules")
+LIGHT = ("check", "map", "calendar", "serve", "rules", "validate")
 """Commands whose --help loads neither geopandas nor the checks."""
 
 

@@ -11,19 +11,21 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from pyproj import CRS
 
 from gis_sw.cli import options
 from gis_sw.errors import LayerError, Problem
-from gis_sw.layers.layerset import DroppedFeature, LayerReport
-from gis_sw.layers.read import LayerInspection, inspect_layers, read_proposals
 from gis_sw.layers.specs import RASTER_LAYERS, TOWN_LAYERS
-from gis_sw.layers.validate import listing
-from gis_sw.layers.vector import crs_text, crs_units
 from gis_sw.redact import shown
-from gis_sw.ruleset import load_ruleset
+
+if TYPE_CHECKING:
+    from pyproj import CRS
+
+    from gis_sw.layers.layerset import DroppedFeature, LayerReport
+    from gis_sw.layers.read import LayerInspection
+    from gis_sw.ruleset import Ruleset
 
 
 def _extent(bounds: tuple[float, float, float, float]) -> str:
@@ -40,6 +42,8 @@ def format_dropped(dropped: tuple[DroppedFeature, ...]) -> list[str]:
     """Skipped features grouped by reason: ``58 x placeholder parcel_id '---': row 3, ...``."""
     if not dropped:
         return []
+    from gis_sw.layers.validate import listing
+
     by_reason: dict[str, list[str]] = {}
     for feature in dropped:
         by_reason.setdefault(feature.reason, []).append(feature.feature)
@@ -53,6 +57,8 @@ def format_duplicates(kind: str, groups: tuple[tuple[str, ...], ...]) -> list[st
     """Return lines naming features that share one geometry (condominium units on one lot)."""
     if not groups:
         return []
+    from gis_sw.layers.validate import listing
+
     shown = [" = ".join(group) for group in groups]
     ids = sum(len(g) for g in groups)
     spec = TOWN_LAYERS.get(kind)
@@ -77,6 +83,8 @@ def format_report(report: LayerReport, *, working: str, unit: str) -> list[str]:
                 f"{report.kind} and may pass on that part."
             ),
         ]
+    from gis_sw.layers.validate import listing
+
     what = "cells" if report.kind in RASTER_LAYERS else "features"
     lines = [
         f"{report.kind}: ok",
@@ -113,6 +121,8 @@ def format_inspection(inspection: LayerInspection, *, declared: CRS | None = Non
 
     ``declared`` is the CRS the ruleset names when work happens in its foot twin.
     """
+    from gis_sw.layers.vector import crs_text, crs_units
+
     crs = inspection.crs
     working, unit = crs_text(crs), crs_units(crs)
     manifest = inspection.manifest
@@ -186,6 +196,9 @@ def command(
     Every layer is reprojected to the ruleset's working CRS.  Exit 2 when any layer (or the
     proposals file) has a problem; every problem is listed first.
     """
+    from gis_sw.layers.read import inspect_layers
+    from gis_sw.ruleset import load_ruleset
+
     ruleset = load_ruleset(ruleset_name)
     inspection = inspect_layers(source, ruleset=ruleset, strict=strict)
     declared = ruleset.crs_declared if ruleset.crs_is_twin else None
@@ -193,25 +206,35 @@ def command(
         click.echo(shown(line))
     failed = not inspection.ok
     if proposals_path is not None:
-        click.echo("")
-        click.echo(shown(f"Proposals: {proposals_path}"))
-        working, unit = crs_text(ruleset.working_crs), crs_units(ruleset.working_crs)
-        try:
-            proposals = read_proposals(proposals_path, ruleset=ruleset, crs=crs, strict=strict)
-        except LayerError as exc:
-            failed = True
-            by_layer: dict[str, list[Problem]] = {}
-            for problem in exc.problems:
-                by_layer.setdefault(problem.layer, []).append(problem)
-            for layer, problems in by_layer.items():
-                for line in format_problems(layer, problems):
-                    click.echo(shown(line))
-        else:
-            click.echo(shown(f"  proposals: {len(proposals.ids)} ({listing(proposals.ids)})"))
-            for report in proposals.reports.values():
-                if isinstance(report, LayerReport):
-                    for line in format_report(report, working=working, unit=unit):
-                        click.echo(shown(f"  {line}"))
+        failed = not _validate_proposals(proposals_path, ruleset, crs=crs, strict=strict) or failed
     if failed:
         click.echo("gis-sw: error: input layers have problems (listed above).", err=True)
         raise click.exceptions.Exit(options.ExitCode.BAD_INPUT)
+
+
+def _validate_proposals(path: Path, ruleset: Ruleset, *, crs: str | None, strict: bool) -> bool:
+    """Print the report of a proposals file; return whether it read without a problem."""
+    from gis_sw.api import read_proposals
+    from gis_sw.layers.layerset import LayerReport
+    from gis_sw.layers.validate import listing
+    from gis_sw.layers.vector import crs_text, crs_units
+
+    click.echo("")
+    click.echo(shown(f"Proposals: {path}"))
+    working, unit = crs_text(ruleset.working_crs), crs_units(ruleset.working_crs)
+    try:
+        proposals = read_proposals(path, ruleset=ruleset, crs=crs, strict=strict)
+    except LayerError as exc:
+        by_layer: dict[str, list[Problem]] = {}
+        for problem in exc.problems:
+            by_layer.setdefault(problem.layer, []).append(problem)
+        for layer, problems in by_layer.items():
+            for line in format_problems(layer, problems):
+                click.echo(shown(line))
+        return False
+    click.echo(shown(f"  proposals: {len(proposals.ids)} ({listing(proposals.ids)})"))
+    for report in proposals.reports.values():
+        if isinstance(report, LayerReport):
+            for line in format_report(report, working=working, unit=unit):
+                click.echo(shown(f"  {line}"))
+    return True
