@@ -140,8 +140,10 @@ def test_exit_codes_are_one_table_shown_in_the_main_help(tmp_path: Path) -> None
     assert bad.exit_code == options.ExitCode.BAD_INPUT
 
 
-def test_the_drawing_choices_are_the_library_s() -> None:
+def test_the_choices_and_defaults_are_the_library_s() -> None:
     from gis_sw.analysis.siting import DeviceClass
+    from gis_sw.batch import run as batch_run
+    from gis_sw.cli import batch
     from gis_sw.cli.map import SHEET_SIZES
     from gis_sw.cli.siting import DEVICE_CLASSES
     from gis_sw.outputs.maps.bundle import MAP_CHOICES
@@ -150,9 +152,11 @@ def test_the_drawing_choices_are_the_library_s() -> None:
     assert options.FORMATS == MAP_CHOICES
     assert tuple(SHEETS) == SHEET_SIZES
     assert tuple(c.value for c in DeviceClass) == DEVICE_CLASSES
+    assert tuple(e.value for e in batch_run.Engine) == batch.ENGINES
+    assert batch_run.DEFAULT_CHUNK_SIZE == batch.DEFAULT_CHUNK_SIZE
 
 
-LIGHT = ("check", "map", "calendar", "serve", "rules", "validate")
+LIGHT = ("check", "map", "calendar", "serve", "rules", "validate", "batch")
 """Commands whose --help loads neither geopandas nor the checks."""
 
 

@@ -10,31 +10,21 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gis_sw.batch.fingerprint import input_files
-from gis_sw.batch.resume import PartStore, part_name
-from gis_sw.batch.run import DEFAULT_CHUNK_SIZE, ChunkPlan, Engine, RunOptions, run_chunks_to_store
-from gis_sw.batch.write import (
-    missing_layers_note,
-    planned_batch_outputs,
-    write_batch_outputs,
-)
 from gis_sw.cli import options
 from gis_sw.cli.profile import Profile, profiled
-from gis_sw.layers.manifest import resolve_source
-from gis_sw.outputs.atomic import (
-    check_all_writable,
-    clean_stale_temps,
-    input_identities,
-    refuse_inputs,
-)
 from gis_sw.redact import shown
 
 if TYPE_CHECKING:
-    from gis_sw.batch.run import ScreenResult
+    from gis_sw.batch.run import RunOptions, ScreenResult
     from gis_sw.layers.layerset import LayerSet
     from gis_sw.ruleset import Ruleset
 
 log = logging.getLogger(__name__)
+
+DEFAULT_CHUNK_SIZE = 5000
+"""``--chunk-size`` default: :data:`gis_sw.batch.run.DEFAULT_CHUNK_SIZE` (a test says so)."""
+ENGINES = ("local", "dask")
+"""``--engine`` values: those of :class:`gis_sw.batch.run.Engine` (a test says so)."""
 
 
 @click.command(name="batch")
@@ -61,8 +51,8 @@ log = logging.getLogger(__name__)
 )
 @click.option(
     "--engine",
-    type=click.Choice([e.value for e in Engine]),
-    default=Engine.LOCAL.value,
+    type=click.Choice(ENGINES),
+    default="local",
     show_default=True,
     help="local: threads on this machine; dask: a Dask cluster.",
 )
@@ -105,7 +95,18 @@ def command(  # noqa: PLR0917  # click passes every option by keyword
     ever written over an input (docs/outputs.md).
     """
     with profiled(profile) as prof:
+        from gis_sw.batch.fingerprint import input_files
         from gis_sw.batch.inputs import BATCH_KINDS, read_town
+        from gis_sw.batch.resume import PartStore
+        from gis_sw.batch.run import Engine, RunOptions
+        from gis_sw.batch.write import planned_batch_outputs, write_batch_outputs
+        from gis_sw.layers.manifest import resolve_source
+        from gis_sw.outputs.atomic import (
+            check_all_writable,
+            clean_stale_temps,
+            input_identities,
+            refuse_inputs,
+        )
         from gis_sw.ruleset import load_ruleset
 
         prof.imported(*(["gis_sw.analysis.engine"] if proposals_path is not None else []))
@@ -187,6 +188,8 @@ def _screen(
 
     ``kwargs`` are those of :func:`gis_sw.batch.run.run_chunks_to_store`.
     """
+    from gis_sw.batch.run import ChunkPlan, run_chunks_to_store
+
     bar = None
 
     def on_plan(plan: ChunkPlan) -> None:
@@ -220,6 +223,9 @@ def _screen(
 
 def _report(result: ScreenResult, layers: LayerSet, prof: Profile) -> None:
     """Print on stderr the run's speed and stages, recomputed parts and layer problems."""
+    from gis_sw.batch.resume import part_name
+    from gis_sw.batch.write import missing_layers_note
+
     stages = {k: v for k, v in prof.stages.items() if k not in ("import", "plan")}
     elapsed = sum(v for k, v in prof.stages.items() if k != "import")
     n = len(result.rows)
