@@ -127,9 +127,7 @@ def command(
         town = gis_sw.read_town(source, ruleset=ruleset, strict=strict)
         prof.mark("read")
         log.info("screening %d proposal(s) with %d rule(s)", len(proposals.ids), len(chosen))
-        screening = town.screen(
-            proposals, select=select, ignore=ignore, waivers=waivers, siting=False
-        )
+        screening = town.screen(proposals, select=select, ignore=ignore, waivers=waivers)
         prof.mark("screen")
         _warn_waivers(screening.waiver_results)
         _print_findings(screening.findings, details=details)

@@ -102,7 +102,7 @@ def command(
         town = gis_sw.read_town(source, ruleset=ruleset, strict=strict)
         prof.mark("read")
         log.info("screening %d proposal(s)", len(ids))
-        findings = town.screen(proposals.subset(ids), siting=False).findings
+        findings = town.screen(proposals.subset(ids)).findings
         prof.mark("screen")
         drawn: dict[str, Any] = {
             "proposals": proposals,
