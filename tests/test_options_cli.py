@@ -186,3 +186,26 @@ def test_main_help_is_fast() -> None:
         subprocess.run([str(program), "--help"], capture_output=True, check=True)
         best = min(best, time.perf_counter() - started)
     assert best < 0.3, f"gis-sw --help took {best:.2f} s"
+
+
+@pytest.mark.parametrize("name", ["check", "map", "siting"])
+def test_strict_refuses_an_invalid_town_geometry_in_every_command(
+    name: str, tmp_path: Path
+) -> None:
+    from corpus.geometry import BOWTIE, parcels_with, town_with
+
+    assert not BOWTIE.is_valid
+    inputs = town_with(tmp_path, **parcels_with(b=BOWTIE))
+    out = str(tmp_path / "out")
+    args = {
+        "check": ["check", str(inputs.proposals), "--fail-on", "never", "--map", "none"],
+        "map": ["map", str(inputs.proposals), "--out", out, "--format", "png", "--no-webmap"],
+        "siting": ["siting", "--parcel", "A", "--out", out, "--sheets", "none"],
+    }[name] + ["--layers", str(inputs.layers)]
+    refused = run(*args, "--strict")
+    assert refused.exit_code == options.ExitCode.BAD_INPUT, refused.output
+    assert "parcel_id B" in refused.stderr
+    assert "Self-intersection" in refused.stderr
+    assert not list((tmp_path / "out").rglob("*"))  # nothing written
+    repaired = run(*args)
+    assert repaired.exit_code == options.ExitCode.OK, repaired.output
