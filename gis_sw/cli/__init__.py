@@ -1,11 +1,13 @@
 """The ``gis-sw`` command line: a thin layer over the library, one module per command.
 
-Commands are imported only when used, so ``gis-sw --help`` stays fast.  Any
-:class:`~gis_sw.errors.GisSwError` becomes exit code 2 and one readable line on stderr
-(the traceback too with ``-v``, which never changes the exit code); so does an ``OSError``
-or a GDAL data-source error the library did not catch (disk full, permission denied).  Any
-other exception is a bug: exit 3, "internal error, please report", the traceback only with
-``-v``.
+Commands are imported only when used, so ``gis-sw --help`` stays fast; the options they
+share are defined once in :mod:`gis_sw.cli.options`, with the exit codes
+(:class:`~gis_sw.cli.options.ExitCode`).  Any :class:`~gis_sw.errors.GisSwError` becomes
+:attr:`~gis_sw.cli.options.ExitCode.BAD_INPUT` and one readable line on stderr (the
+traceback too with ``-v``, which never changes the exit code); so does an ``OSError`` or a
+GDAL data-source error the library did not catch (disk full, permission denied).  Any other
+exception is a bug: :attr:`~gis_sw.cli.options.ExitCode.INTERNAL`, "internal error, please
+report", the traceback only with ``-v``.
 """
 
 from __future__ import annotations
@@ -14,12 +16,15 @@ import errno
 import importlib
 import logging
 import sys
+import time
 import traceback
 from typing import Any
 
 import click
 
 from gis_sw import __version__
+from gis_sw.cli.options import EXIT_CODES_HELP, ExitCode
+from gis_sw.cli.profile import STARTED_KEY, process_started
 from gis_sw.errors import GisSwError
 from gis_sw.redact import RedactingFilter, shown
 
@@ -38,16 +43,19 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("gis_sw.cli.serve", "Live placement: a local web app that re-checks as you edit."),
 }
 
-EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
-
 
 class LazyGroup(click.Group):
     """A click group that imports a command's module only when it runs."""
 
+    started: float | None = None
+    """When the process started (set by :func:`main`), for ``--profile``'s import stage."""
+
     def list_commands(self, ctx: click.Context) -> list[str]:
+        """Return the names of every command, in the order of :data:`COMMANDS`."""
         return list(COMMANDS)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """Import the module of command ``cmd_name`` and return its command (None: unknown)."""
         if cmd_name not in COMMANDS:
             return None
         module = importlib.import_module(COMMANDS[cmd_name][0])
@@ -55,11 +63,14 @@ class LazyGroup(click.Group):
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """List the commands with their one-line help, without importing them."""
         rows = [(name, help_text) for name, (_, help_text) in COMMANDS.items()]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; turn bad input into exit 2 and a bug into exit 3, one line each."""
+        ctx.meta.setdefault(STARTED_KEY, self.started or time.perf_counter())
         verbose = bool(ctx.find_root().params.get("verbose", 0))
         try:
             return super().invoke(ctx)
@@ -68,19 +79,19 @@ class LazyGroup(click.Group):
         except GisSwError as exc:
             _show_traceback(verbose)
             click.echo(f"gis-sw: error: {shown(exc)}", err=True)
-            ctx.exit(EXIT_BAD_INPUT)
+            ctx.exit(ExitCode.BAD_INPUT)
         except Exception as exc:  # noqa: BLE001  last resort: never a bare traceback
             _show_traceback(verbose)
             if _is_environment_error(exc):
                 click.echo(f"gis-sw: error: {shown(_environment_error(exc))}", err=True)
-                ctx.exit(EXIT_BAD_INPUT)
+                ctx.exit(ExitCode.BAD_INPUT)
             click.echo(
                 f"gis-sw: internal error ({type(exc).__name__}: {shown(exc)}). This is a bug in "
                 "gis-sw, not in your data or setup. Fix: please report it with the command "
                 "line and the output of the same command run with `gis-sw -v`.",
                 err=True,
             )
-            ctx.exit(EXIT_INTERNAL)
+            ctx.exit(ExitCode.INTERNAL)
 
 
 def _show_traceback(verbose: bool) -> None:
@@ -95,7 +106,7 @@ def _show_traceback(verbose: bool) -> None:
 
 
 def _is_environment_error(exc: BaseException) -> bool:
-    """An OSError, or GDAL's DataSourceError (pyogrio is not imported here: --help stays fast)."""
+    """Tell an OSError or GDAL's DataSourceError (pyogrio is not imported: --help stays fast)."""
     kind = type(exc)
     return isinstance(exc, OSError) or (
         kind.__module__.startswith("pyogrio") and kind.__name__ == "DataSourceError"
@@ -117,7 +128,9 @@ def _environment_error(exc: BaseException) -> str:
     return f"{exc}. Fix: check the path, that the disk has room, and the permissions."
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LazyGroup, epilog=EXIT_CODES_HELP, context_settings={"help_option_names": ["-h", "--help"]}
+)
 @click.version_option(__version__, prog_name="gis-sw")
 @click.option("-v", "--verbose", count=True, help="More log output; -v also shows tracebacks.")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors on stderr.")
@@ -148,5 +161,6 @@ def _redact_logs() -> None:
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Run ``gis-sw`` (the console-script entry point)."""
+    cli.started = process_started()
     cli(prog_name="gis-sw")

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import click
 
+from gis_sw.cli import options
 from gis_sw.errors import GisSwError, InputFileError, ProposalError
 from gis_sw.redact import printable
 
@@ -102,7 +103,7 @@ _BOMS = (
 
 
 def _rainfall_text(path: Path) -> str:
-    """The rainfall file's text: UTF-8, or UTF-16/32 (a byte-order mark, or NUL bytes, say so).
+    """Return the rainfall file's text: UTF-8, or UTF-16/32 (from a byte-order mark or NULs).
 
     Raises
     ------
@@ -132,7 +133,7 @@ def _rainfall_text(path: Path) -> str:
 
 
 @click.command(name="calendar")
-@click.argument("proposal", type=click.Path(path_type=Path))
+@options.proposal_arg
 @click.option(
     "--rain",
     "rain_csv",
@@ -140,20 +141,10 @@ def _rainfall_text(path: Path) -> str:
     help="Daily rainfall CSV with columns date,inches (adds storm inspections).",
 )
 @click.option("--proposal-id", "proposal_id", help="Only this proposal (default: every one).")
-@click.option(
-    "--out",
-    "out_dir",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Folder for calendar_<id>.csv, calendar_<id>.ics and timeline_<id>.png.",
-)
-@click.option("--overwrite", is_flag=True, help="Replace existing calendar files.")
-@click.option("--ruleset", "ruleset_name", default=None, help="Ruleset name or TOML path.")
-@click.option(
-    "--crs",
-    default=None,
-    help="CRS of the proposals file's coordinates (for a file with none, or a wrong one).",
-)
+@options.out_opt()
+@options.overwrite_opt
+@options.ruleset_opt
+@options.crs_opt
 def command(
     *,
     proposal: Path,
@@ -164,10 +155,14 @@ def command(
     ruleset_name: str | None,
     crs: str | None,
 ) -> None:
-    """Inspection report due dates and 48-hour notices of a proposal, as CSV and .ics."""
+    """Inspection report due dates and 48-hour notices of a proposal, as CSV and .ics.
+
+    Writes calendar_<id>.csv, calendar_<id>.ics and, when the phases are dated,
+    timeline_<id>.png for each proposal with a construction period.
+    """
     from gis_sw.analysis.calendar import build_calendar
     from gis_sw.analysis.construction import construction_periods
-    from gis_sw.layers.read import read_proposals
+    from gis_sw.api import read_proposals
     from gis_sw.outputs.atomic import check_writable
     from gis_sw.outputs.calendar import calendar_paths, write_calendar
     from gis_sw.outputs.timeline import write_timeline

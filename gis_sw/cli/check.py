@@ -1,72 +1,48 @@
 """``gis-sw check``: screen proposals against the law; print a table, write findings.
 
-Exit codes: 0 when no finding reaches ``--fail-on`` (waived findings never do), 1 when one
-does, 2 for bad input (one readable line on stderr).  The table goes to stdout, logs and
-progress to stderr.
+A thin caller of the public API: the ruleset, then the proposals
+(:func:`gis_sw.read_proposals`), then the town around them (:func:`gis_sw.read_town`),
+screened with :meth:`gis_sw.Town.screen`, written by
+:func:`gis_sw.outputs.report.write_check_outputs`.  Exit
+:attr:`~gis_sw.cli.options.ExitCode.FINDINGS` when a finding reaches ``--fail-on`` (waived
+findings never do).  The table goes to stdout, logs and progress to stderr.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from gis_sw.analysis.engine import run_rules
-from gis_sw.analysis.findings import tripping
-from gis_sw.analysis.registry import RULES, select_rules
-from gis_sw.analysis.waivers import WaiverStatus, apply_waivers, load_waivers
-from gis_sw.outputs.atomic import check_writable
-from gis_sw.outputs.console import format_blocks
-from gis_sw.outputs.report import CHECK_OUTPUTS, write_check_outputs
-from gis_sw.outputs.summary import count_line, format_notes, format_table
-from gis_sw.redact import shown
-from gis_sw.ruleset import load_ruleset
+from gis_sw.cli import options
+from gis_sw.cli.profile import Profile, profiled
+
+if TYPE_CHECKING:
+    import geopandas as gpd
+
+    from gis_sw.analysis.waivers import Waiver, WaiverResult
+    from gis_sw.api import Screening, Town
 
 log = logging.getLogger("gis_sw.cli.check")
 
-EXIT_OK, EXIT_FINDINGS = 0, 1
-
 
 def _progress(ids: Iterable[str]) -> Iterable[str]:
-    """A progress bar on stderr while reports are drawn (quiet when stderr is no terminal)."""
+    """Wrap the per-application loop in a progress bar on stderr (none off a terminal)."""
     from tqdm import tqdm
 
     items = list(ids)
     return tqdm(items, desc="reports", unit="application", disable=not sys.stderr.isatty())
 
 
-def _prefixes(values: tuple[str, ...], option: str) -> list[str] | None:
-    """Rule id prefixes from repeated and comma-separated values; each must match a rule."""
-    prefixes = [p.strip().upper() for v in values for p in v.split(",") if p.strip()]
-    for prefix in prefixes:
-        if not any(r.rule_id.startswith(prefix) for r in RULES):
-            raise click.BadParameter(
-                f"{prefix!r} matches no rule id (see `gis-sw rules`).", param_hint=option
-            )
-    return prefixes or None
-
-
 @click.command("check")
-@click.argument("proposal", type=click.Path(path_type=Path))
-@click.option(
-    "--layers",
-    "source",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Layers manifest (layers.toml), GeoPackage of town layers, or a folder with layers.toml.",
-)
-@click.option("--ruleset", "ruleset_name", default=None, help="Ruleset name or TOML path.")
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Folder for findings.geojson, findings.gpkg, summary.csv (none: table only).",
-)
+@options.proposal_arg
+@options.layers_opt
+@options.ruleset_opt
+@options.out_opt(required=False)
 @click.option(
     "--fail-on",
     type=click.Choice(["fail", "review", "required", "never"]),
@@ -81,13 +57,8 @@ def _prefixes(values: tuple[str, ...], option: str) -> list[str] | None:
     default=None,
     help="TOML or CSV of reviewed exceptions (finding_id or rule_id + subject_id, reason).",
 )
-@click.option(
-    "--map",
-    "map_choice",
-    type=click.Choice(["pdf", "png", "both", "none"]),
-    default="both",
-    show_default=True,
-    help="Map sheets of each proposal in --out, with webmap.html (none: neither).",
+@options.formats_opt(
+    "--map", "map_choice", "Map sheets of each proposal in --out, with webmap.html (none: neither)."
 )
 @click.option(
     "--report/--no-report",
@@ -101,16 +72,12 @@ def _prefixes(values: tuple[str, ...], option: str) -> list[str] | None:
     help="Print the full table of every finding (passes included) instead of one block "
     "per application.",
 )
-@click.option("--overwrite", is_flag=True, help="Replace existing outputs in --out.")
-@click.option("--select", multiple=True, help="Only rules with these id prefixes (SW1, SW205).")
-@click.option("--ignore", multiple=True, help="Skip rules with these id prefixes.")
-@click.option(
-    "--crs",
-    default=None,
-    help="CRS of the proposals file's coordinates: for a file with none (DXF), and it "
-    "overrides a wrong one (a state-plane GeoJSON without a crs member).",
-)
-@click.option("--strict", is_flag=True, help="Refuse invalid geometries instead of repairing.")
+@options.overwrite_opt
+@options.select_opt
+@options.ignore_opt
+@options.crs_opt
+@options.strict_opt
+@options.profile_opt
 def command(
     *,
     proposal: Path,
@@ -123,10 +90,11 @@ def command(
     map_choice: str,
     report: bool | None,
     details: bool,
-    select: tuple[str, ...],
-    ignore: tuple[str, ...],
+    select: list[str] | None,
+    ignore: list[str] | None,
     crs: str | None,
     strict: bool,
+    profile: bool,
 ) -> None:
     """Screen PROPOSAL (a proposals GeoPackage or a disturbance file) against the law.
 
@@ -139,92 +107,148 @@ def command(
     index.html linking them (--report, on by default), and waivers.csv when --waivers is
     given.  gis-sw screens; the Town Engineer decides.
     """
-    from gis_sw.layers.read import read_layers, read_proposals
-    from gis_sw.outputs.maps.bundle import MAP_CHOICES
+    with profiled(profile) as prof:
+        import gis_sw
+        from gis_sw.ruleset import load_ruleset
 
-    ruleset = load_ruleset(ruleset_name)
-    chosen = select_rules(_prefixes(select, "--select"), _prefixes(ignore, "--ignore"))
-    if not chosen:
-        raise click.BadParameter("--select and --ignore leave no rule to run.")
-    waivers = (
-        load_waivers(waivers_path, known_rules={r.rule_id for r in RULES})
-        if waivers_path is not None
-        else None
-    )
-    if out_dir is not None:
-        for name in (*CHECK_OUTPUTS, *(["waivers.csv"] if waivers is not None else [])):
-            check_writable(out_dir / name, overwrite=overwrite)
-    log.info("reading layers from %s", source)
-    layers = read_layers(source, ruleset=ruleset, strict=strict)
-    log.info("reading proposals from %s", proposal)
-    proposals = read_proposals(proposal, ruleset=ruleset, crs=crs, strict=strict)
-    log.info("screening %d proposal(s) with %d rule(s)", len(proposals.ids), len(chosen))
-    findings = run_rules(
-        layers,
-        proposals,
-        ruleset,
-        select=[r.rule_id for r in chosen],
-    )
-    results = None
-    if waivers is not None:
-        findings, results = apply_waivers(findings, waivers, today=dt.datetime.now(dt.UTC).date())
-        for result in results:
-            if result.status is WaiverStatus.EXPIRED:
-                click.echo(
-                    shown(
-                        f"gis-sw: warning: waiver for {result.waiver.label()} "
-                        f"({result.waiver.where}) expired on {result.waiver.expires} and was "
-                        "not applied"
-                    ),
-                    err=True,
-                )
-            elif result.status is WaiverStatus.UNMATCHED:
-                click.echo(
-                    shown(
-                        f"gis-sw: warning: waiver for {result.waiver.label()} "
-                        f"({result.waiver.where}) matched no finding"
-                    ),
-                    err=True,
-                )
+        prof.imported(
+            "gis_sw.api",
+            "gis_sw.outputs.console",
+            *(["gis_sw.outputs.report"] if out_dir is not None else []),
+        )
+        chosen = options.chosen_rules(select, ignore)
+        ruleset = load_ruleset(ruleset_name)
+        waivers = _load_waivers(waivers_path)
+        if out_dir is not None:
+            _check_writable(out_dir, waivers=waivers is not None, overwrite=overwrite)
+        log.info("reading proposals from %s", proposal)
+        proposals = gis_sw.read_proposals(proposal, ruleset=ruleset, crs=crs, strict=strict)
+        log.info("reading layers from %s", source)
+        town = gis_sw.read_town(source, ruleset=ruleset, strict=strict)
+        prof.mark("read")
+        log.info("screening %d proposal(s) with %d rule(s)", len(proposals.ids), len(chosen))
+        screening = town.screen(proposals, select=select, ignore=ignore, waivers=waivers)
+        prof.mark("screen")
+        _warn_waivers(screening.waiver_results)
+        _print_findings(screening.findings, details=details)
+        if out_dir is not None:
+            maps = options.FORMATS[map_choice] or None
+            _write(
+                out_dir,
+                screening,
+                town,
+                waivers=waivers is not None,
+                maps=maps,
+                report=maps is not None if report is None else report,
+                overwrite=overwrite,
+                prof=prof,
+            )
+        _exit_on(screening.findings, fail_on)
+
+
+def _load_waivers(path: Path | None) -> list[Waiver] | None:
+    """Read the waivers file before any layer is read (a bad one stops the run first)."""
+    if path is None:
+        return None
+    from gis_sw.analysis.registry import RULES
+    from gis_sw.analysis.waivers import load_waivers
+
+    return load_waivers(path, known_rules={r.rule_id for r in RULES})
+
+
+def _check_writable(out_dir: Path, *, waivers: bool, overwrite: bool) -> None:
+    """Refuse an existing output before anything is read (the rest is checked on writing)."""
+    from gis_sw.outputs.atomic import check_writable
+    from gis_sw.outputs.report import CHECK_OUTPUTS
+
+    for name in (*CHECK_OUTPUTS, *(["waivers.csv"] if waivers else [])):
+        check_writable(out_dir / name, overwrite=overwrite)
+
+
+def _warn_waivers(results: Iterable[WaiverResult]) -> None:
+    """Warn on stderr of each waiver that expired or matched no finding."""
+    from gis_sw.analysis.waivers import WaiverStatus
+    from gis_sw.redact import shown
+
+    for result in results:
+        where = f"gis-sw: warning: waiver for {result.waiver.label()} ({result.waiver.where})"
+        if result.status is WaiverStatus.EXPIRED:
+            what = f"expired on {result.waiver.expires} and was not applied"
+        elif result.status is WaiverStatus.UNMATCHED:
+            what = "matched no finding"
+        else:
+            continue
+        click.echo(shown(f"{where} {what}"), err=True)
+
+
+def _print_findings(findings: gpd.GeoDataFrame, *, details: bool) -> None:
+    """Print one block per application, or with ``details`` the full table and its notes."""
+    from gis_sw.outputs.summary import count_line
+
     if details:
+        from gis_sw.outputs.summary import format_notes, format_table
+
         click.echo(format_table(findings))
         notes = format_notes(findings)
         if notes:
             click.echo("")
             click.echo(notes)
     else:
+        from gis_sw.outputs.console import format_blocks
+
         click.echo(format_blocks(findings))
         click.echo("")
         click.echo(count_line(findings))
-    if report is None:
-        report = map_choice != "none"
-    if out_dir is not None:
-        drawing = [w for w, on in (("map sheets", map_choice != "none"), ("reports", report)) if on]
-        if drawing:
-            click.echo(
-                f"Drawing {' and '.join(drawing)} of {len(proposals.ids)} application(s) "
-                f"into {out_dir} ...",
-                err=True,
-            )
-        written = write_check_outputs(
-            out_dir,
-            findings,
-            layers=layers,
-            proposals=proposals,
-            ruleset=ruleset,
-            overwrite=overwrite,
-            waiver_results=results,
-            maps=None if map_choice == "none" else MAP_CHOICES[map_choice],
-            report=report,
-            progress=_progress,
+
+
+def _write(
+    out_dir: Path,
+    screening: Screening,
+    town: Town,
+    *,
+    waivers: bool,
+    maps: tuple[str, ...] | None,
+    report: bool,
+    overwrite: bool,
+    prof: Profile,
+) -> None:
+    """Write every output of the run into ``out_dir`` (drawing what ``maps``/``report`` ask)."""
+    from gis_sw.outputs.report import write_check_outputs
+
+    drawing = [w for w, on in (("map sheets", maps is not None), ("reports", report)) if on]
+    if drawing:
+        click.echo(
+            f"Drawing {' and '.join(drawing)} of {len(screening.proposals.ids)} "
+            f"application(s) into {out_dir} ...",
+            err=True,
         )
-        for path in written:
-            log.info("wrote %s", path)
-        click.echo(f"Wrote {len(written)} files to {out_dir}.", err=True)
+    written = write_check_outputs(
+        out_dir,
+        screening.findings,
+        layers=town.layers,
+        proposals=screening.proposals,
+        ruleset=town.ruleset,
+        overwrite=overwrite,
+        waiver_results=screening.waiver_results if waivers else None,
+        maps=maps,
+        report=report,
+        progress=_progress,
+    )
+    prof.mark("write and draw" if drawing else "write")
+    for path in written:
+        log.info("wrote %s", path)
+    click.echo(f"Wrote {len(written)} files to {out_dir}.", err=True)
+
+
+def _exit_on(findings: gpd.GeoDataFrame, fail_on: str) -> None:
+    """Exit :attr:`~gis_sw.cli.options.ExitCode.FINDINGS` when a finding reaches ``fail_on``."""
+    from gis_sw.analysis.findings import tripping
+    from gis_sw.outputs.summary import count_line
+
     hits = tripping(findings, fail_on)
     if len(hits):
         click.echo(
             f"gis-sw: {len(hits)} finding(s) reach --fail-on {fail_on} ({count_line(hits)})",
             err=True,
         )
-        raise click.exceptions.Exit(EXIT_FINDINGS)
+        raise click.exceptions.Exit(options.ExitCode.FINDINGS)

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import click
 
-from gis_sw.analysis.registry import RULES, rule_title
-from gis_sw.ruleset import load_ruleset
+from gis_sw.cli import options
 
 
 def rule_rows(ruleset_name: str | None = None) -> list[tuple[str, str, str]]:
-    """(id, citation, title) of every rule, citations from the ruleset.
+    """Return (id, citation, title) of every rule, citations from the ruleset.
 
     Raises
     ------
     RulesetError
         If the ruleset cannot be loaded or lacks a citation.
     """
+    from gis_sw.analysis.registry import RULES, rule_title
+    from gis_sw.ruleset import load_ruleset
+
     ruleset = load_ruleset(ruleset_name)
     rows = []
     for rule in RULES:
@@ -26,12 +28,14 @@ def rule_rows(ruleset_name: str | None = None) -> list[tuple[str, str, str]]:
 
 
 def markdown_table(rows: list[tuple[str, str, str]]) -> str:
+    """Return the rows as a Markdown table (the README's rule table)."""
     lines = ["| id | citation | title |", "|---|---|---|"]
     lines += [f"| {i} | {c} | {t.replace('|', '/')} |" for i, c, t in rows]
     return "\n".join(lines)
 
 
 def plain_table(rows: list[tuple[str, str, str]]) -> str:
+    """Return the rows as aligned plain text, under a header line."""
     header = ("ID", "CITATION", "TITLE")
     width_id = max(len(r[0]) for r in [header, *rows])
     width_cite = min(max(len(r[1]) for r in [header, *rows]), 40)
@@ -42,7 +46,7 @@ def plain_table(rows: list[tuple[str, str, str]]) -> str:
 
 @click.command("rules")
 @click.option("--markdown", is_flag=True, help="Print a Markdown table (for the docs).")
-@click.option("--ruleset", "ruleset_name", default=None, help="Ruleset name or TOML path.")
+@options.ruleset_opt
 def command(markdown: bool, ruleset_name: str | None) -> None:
     """List every rule: id, citation (from the ruleset), title."""
     rows = rule_rows(ruleset_name)

@@ -9,22 +9,18 @@ from __future__ import annotations
 
 import logging
 import time
+from pathlib import Path
 
 import click
 
+from gis_sw.cli import options
 from gis_sw.sample import SAMPLE_PARCELS, SAMPLE_SEED, generate_town
 
 logger = logging.getLogger(__name__)
 
 
 @click.command(name="sample")
-@click.option(
-    "--out",
-    "out_dir",
-    required=True,
-    type=click.Path(file_okay=False),
-    help="Folder to write the town into.",
-)
+@options.out_opt()
 @click.option(
     "--parcels",
     type=click.IntRange(min=1),
@@ -47,18 +43,20 @@ logger = logging.getLogger(__name__)
     default=None,
     help="Raster cell size (default 10 ft, coarser for towns wider than 40,000 ft).",
 )
-@click.option("--overwrite", is_flag=True, help="Replace existing files.")
+@options.overwrite_opt
 def command(  # noqa: PLR0917  (click passes every option)
-    out_dir: str,
+    out_dir: Path,
     parcels: int,
     seed: int,
     fmt: str,
     cell_size_ft: float | None,
     overwrite: bool,
 ) -> None:
-    """Generate a synthetic town: parcels, zoning, water, wells, septic fields, buildings,
-    soils, DEM, groundwater and bedrock rasters, a layers.toml manifest, and (for towns of
-    323 parcels or more) the named sample proposals with expected.csv.
+    """Generate a synthetic sample town of any size into --out.
+
+    It holds parcels, zoning, water, wells, septic fields, buildings, soils, DEM,
+    groundwater and bedrock rasters, a layers.toml manifest, and (for towns of 323 parcels
+    or more) the named sample proposals with expected.csv.
     """
     started = time.perf_counter()
     line = f"gis-sw sample --out DIR --parcels {parcels} --seed {seed}"

@@ -12,27 +12,17 @@ from pathlib import Path
 
 import click
 
+from gis_sw.cli import options
+
 log = logging.getLogger("gis_sw.cli.serve")
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 @click.command("serve")
-@click.option(
-    "--layers",
-    "source",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Layers manifest (layers.toml), GeoPackage of town layers, or a folder with one.",
-)
-@click.option("--ruleset", "ruleset_name", default=None, help="Ruleset name or TOML path.")
-@click.option(
-    "--proposals",
-    "proposals_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="A proposals file to open in the page at start.",
-)
+@options.layers_opt
+@options.ruleset_opt
+@options.proposals_opt("A proposals file to open in the page at start.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True)
 @click.option(
     "--host",
@@ -40,7 +30,7 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
     show_default=True,
     help="Address to listen on; 0.0.0.0 lets anyone on the network use the app.",
 )
-@click.option("--strict", is_flag=True, help="Refuse invalid geometries instead of repairing.")
+@options.strict_opt
 def command(
     *,
     source: Path,
@@ -50,8 +40,7 @@ def command(
     host: str,
     strict: bool,
 ) -> None:
-    """Live placement: a local web page where devices are drawn and moved on a lot and the
-    law is re-checked on every edit.
+    """Live placement: a local web page that re-checks the law as devices are drawn and moved.
 
     The town is read and validated once at start.  The page shows where on the chosen lot a
     device may legally go (area in sq ft, each setback labelled), and the findings of the
@@ -61,15 +50,17 @@ def command(
     import uvicorn
 
     from gis_sw.api import read_proposals, read_town
+    from gis_sw.ruleset import load_ruleset
     from gis_sw.serve.app import create_app
 
     started = time.perf_counter()
-    town = read_town(source, ruleset=ruleset_name, strict=strict)
+    ruleset = load_ruleset(ruleset_name)
     proposals = (
-        read_proposals(proposals_path, ruleset=town.ruleset, strict=strict)
+        read_proposals(proposals_path, ruleset=ruleset, strict=strict)
         if proposals_path is not None
         else None
     )
+    town = read_town(source, ruleset=ruleset, strict=strict)
     local = host in LOCAL_HOSTS
     app = create_app(town, proposals=proposals, allowed_hosts=LOCAL_HOSTS if local else ("*",))
     click.echo(f"gis-sw: town loaded in {time.perf_counter() - started:.1f} s ({town!r})", err=True)

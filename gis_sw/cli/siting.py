@@ -6,7 +6,7 @@ siting sheet (:mod:`gis_sw.outputs.maps.siting_sheet`): ``siting.pdf`` with one 
 parcel and ``siting_<parcel>.png``, showing the allowed area, its square footage and each
 setback with its reason (``--sheets none`` to skip; not drawn for more than
 :data:`MAX_SHEET_PARCELS` parcels).  Every file appears together, or none.  Prints one line
-per parcel.  Exit 0 when the polygons were written (whatever they show), 2 on bad input.
+per parcel.  The town is read with :func:`gis_sw.read_town`.
 """
 
 from __future__ import annotations
@@ -20,12 +20,9 @@ import numpy as np
 import pyogrio
 import shapely
 
-from gis_sw.analysis.siting import DeviceClass, siting_polygons
-from gis_sw.layers.read import read_layers
+from gis_sw.cli import options
+from gis_sw.cli.profile import profiled
 from gis_sw.outputs.atomic import atomic_path, check_writable, output_group
-from gis_sw.outputs.maps.siting_sheet import siting_sheet_paths, write_siting_sheets
-from gis_sw.redact import shown
-from gis_sw.ruleset import load_ruleset
 
 
 def _plain(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
@@ -49,7 +46,8 @@ def _plain(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
 MAX_SHEET_PARCELS = 25
 """More parcels than this get no siting sheet (choose them with ``--parcel``)."""
 
-SHEET_CHOICES = {"pdf": ("pdf",), "png": ("png",), "both": ("pdf", "png"), "none": ()}
+DEVICE_CLASSES = ("roof", "vehicle")
+"""``--device-class`` values: those of :class:`gis_sw.analysis.siting.DeviceClass`."""
 
 
 def write_siting(
@@ -93,13 +91,7 @@ def write_siting(
 
 
 @click.command("siting")
-@click.option(
-    "--layers",
-    "source",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Layers manifest (layers.toml), GeoPackage of town layers, or a folder with one.",
-)
+@options.layers_opt
 @click.option(
     "--parcel",
     "parcel_ids",
@@ -108,8 +100,8 @@ def write_siting(
 )
 @click.option(
     "--device-class",
-    type=click.Choice([c.value for c in DeviceClass]),
-    default=DeviceClass.ROOF.value,
+    type=click.Choice(DEVICE_CLASSES),
+    default="roof",
     show_default=True,
     help="vehicle: the device takes runoff from roadways, parking lots or driveways.",
 )
@@ -119,24 +111,18 @@ def write_siting(
     default=None,
     help="Depth of the device bottom below ground, ft (screens groundwater and bedrock).",
 )
-@click.option(
-    "--out",
-    "out_dir",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Folder for siting.geojson and siting.gpkg.",
-)
-@click.option("--overwrite", is_flag=True, help="Replace existing output files.")
-@click.option("--ruleset", "ruleset_name", default=None, help="Ruleset name or TOML path.")
-@click.option(
+@options.out_opt()
+@options.overwrite_opt
+@options.ruleset_opt
+@options.strict_opt
+@options.formats_opt(
     "--sheets",
     "sheet_choice",
-    type=click.Choice(list(SHEET_CHOICES)),
-    default="both",
-    show_default=True,
-    help=f"Siting sheet: siting.pdf and siting_<parcel>.png (at most {MAX_SHEET_PARCELS} parcels).",
+    f"Siting sheet: siting.pdf and siting_<parcel>.png (at most {MAX_SHEET_PARCELS} parcels).",
 )
-def command(  # noqa: PLR0917 (click passes options as arguments)
+@options.profile_opt
+def command(
+    *,
     source: Path,
     parcel_ids: tuple[str, ...],
     device_class: str,
@@ -144,62 +130,79 @@ def command(  # noqa: PLR0917 (click passes options as arguments)
     out_dir: Path,
     overwrite: bool,
     ruleset_name: str | None,
+    strict: bool,
     sheet_choice: str,
+    profile: bool,
 ) -> None:
     """Where on each parcel an infiltration device may legally go (§ 183-12C(2)(c)).
 
     The polygon is the parcel less its 10-ft setback, 20 ft around buildings with a
     habitable basement, 50 ft around wells, wetlands and water bodies (vehicle class), the
     up-gradient part within 20 ft of septic fields, and the cells where a device of
-    --depth-ft would not keep 2 ft above seasonal high groundwater or bedrock.
+    --depth-ft would not keep 2 ft above seasonal high groundwater or bedrock.  Writes
+    siting.geojson, siting.gpkg and the siting sheet (siting.pdf, siting_<parcel>.png).
     """
-    ruleset = load_ruleset(ruleset_name)
-    for name in ("siting.geojson", "siting.gpkg"):
-        check_writable(out_dir / name, overwrite=overwrite)
-    layers = read_layers(source, ruleset=ruleset)
-    polygons = siting_polygons(
-        layers,
-        ruleset,
-        parcel_ids=list(parcel_ids) or None,
-        device_class=device_class,
-        depth_ft=depth_ft,
-    )
-    formats = SHEET_CHOICES[sheet_choice]
-    if formats and len(polygons) > MAX_SHEET_PARCELS:
+    with profiled(profile) as prof:
+        import gis_sw
+        from gis_sw.analysis.siting import siting_polygons
+        from gis_sw.api import setback_lines
+        from gis_sw.outputs.maps.siting_sheet import siting_sheet_paths, write_siting_sheets
+        from gis_sw.redact import shown
+        from gis_sw.ruleset import load_ruleset
+
+        prof.mark("import")
+        ruleset = load_ruleset(ruleset_name)
+        for name in ("siting.geojson", "siting.gpkg"):
+            check_writable(out_dir / name, overwrite=overwrite)
+        town = gis_sw.read_town(source, ruleset=ruleset, strict=strict)
+        prof.mark("read")
+        polygons = siting_polygons(
+            town.layers,
+            ruleset,
+            parcel_ids=list(parcel_ids) or None,
+            device_class=device_class,
+            depth_ft=depth_ft,
+        )
+        formats = _sheet_formats(sheet_choice, len(polygons))
+        ids = [str(p) for p in polygons["parcel_id"]]
+        for path in siting_sheet_paths(out_dir, ids, formats):
+            check_writable(path, overwrite=overwrite)
+        setbacks = {pid: setback_lines(town, pid, device_class) for pid in ids} if formats else {}
+        prof.mark("screen")
+        with output_group():  # the polygons and their sheets appear together, or none
+            written = write_siting(out_dir, polygons, overwrite=overwrite, group=False)
+            prof.mark("write")
+            if formats:
+                written += write_siting_sheets(
+                    out_dir,
+                    polygons,
+                    setbacks,
+                    layers=town.layers,
+                    ruleset=ruleset,
+                    formats=formats,
+                    overwrite=overwrite,
+                    group=False,
+                )
+                prof.mark("draw")
+        for row in polygons.itertuples(index=False):
+            click.echo(
+                shown(
+                    f"{row.parcel_id}: {row.outcome}, {row.area_sqft:,.0f} sq ft for a "
+                    f"{row.device_class} device; {row.reason}"
+                )
+            )
+        for path in written:
+            click.echo(f"wrote {path}", err=True)
+
+
+def _sheet_formats(choice: str, parcels: int) -> tuple[str, ...]:
+    """Return the sheet formats to draw: none past :data:`MAX_SHEET_PARCELS`, with a note."""
+    formats = options.FORMATS[choice]
+    if formats and parcels > MAX_SHEET_PARCELS:
         click.echo(
-            f"gis-sw: note: no siting sheet for {len(polygons)} parcels (at most "
+            f"gis-sw: note: no siting sheet for {parcels} parcels (at most "
             f"{MAX_SHEET_PARCELS}); choose them with --parcel.",
             err=True,
         )
-        formats = ()
-    ids = [str(p) for p in polygons["parcel_id"]]
-    for path in siting_sheet_paths(out_dir, ids, formats):
-        check_writable(path, overwrite=overwrite)
-    setbacks = {}
-    if formats:
-        from gis_sw.api import Town, setback_lines
-
-        town = Town(layers, ruleset)
-        setbacks = {pid: setback_lines(town, pid, device_class) for pid in ids}
-    with output_group():  # the polygons and their sheets appear together, or none
-        written = write_siting(out_dir, polygons, overwrite=overwrite, group=False)
-        if formats:
-            written += write_siting_sheets(
-                out_dir,
-                polygons,
-                setbacks,
-                layers=layers,
-                ruleset=ruleset,
-                formats=formats,
-                overwrite=overwrite,
-                group=False,
-            )
-    for row in polygons.itertuples(index=False):
-        click.echo(
-            shown(
-                f"{row.parcel_id}: {row.outcome}, {row.area_sqft:,.0f} sq ft for a "
-                f"{row.device_class} device; {row.reason}"
-            )
-        )
-    for path in written:
-        click.echo(f"wrote {path}", err=True)
+        return ()
+    return formats

@@ -1,8 +1,9 @@
 """``gis-sw validate``: read and validate town layers (and a proposals file); print a report.
 
-Exit 0 when every layer is clean, skipped features each have their reason
-(``on_bad_feature = "skip"``) and absent layers are declared (``none = true``); 2 when any
-layer has a problem (every problem is printed, grouped by layer, before exiting).  The report
+Exit :attr:`~gis_sw.cli.options.ExitCode.OK` when every layer is clean, skipped features
+each have their reason (``on_bad_feature = "skip"``) and absent layers are declared
+(``none = true``); :attr:`~gis_sw.cli.options.ExitCode.BAD_INPUT` when any layer has a
+problem (every problem is printed, grouped by layer, before exiting).  The report
 goes to stdout.
 """
 
@@ -10,20 +11,21 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from pyproj import CRS
 
+from gis_sw.cli import options
 from gis_sw.errors import LayerError, Problem
-from gis_sw.layers.layerset import DroppedFeature, LayerReport
-from gis_sw.layers.read import LayerInspection, inspect_layers, read_proposals
 from gis_sw.layers.specs import RASTER_LAYERS, TOWN_LAYERS
-from gis_sw.layers.validate import listing
-from gis_sw.layers.vector import crs_text, crs_units
 from gis_sw.redact import shown
-from gis_sw.ruleset import load_ruleset
 
-EXIT_BAD_INPUT = 2
+if TYPE_CHECKING:
+    from pyproj import CRS
+
+    from gis_sw.layers.layerset import DroppedFeature, LayerReport
+    from gis_sw.layers.read import LayerInspection
+    from gis_sw.ruleset import Ruleset
 
 
 def _extent(bounds: tuple[float, float, float, float]) -> str:
@@ -40,6 +42,8 @@ def format_dropped(dropped: tuple[DroppedFeature, ...]) -> list[str]:
     """Skipped features grouped by reason: ``58 x placeholder parcel_id '---': row 3, ...``."""
     if not dropped:
         return []
+    from gis_sw.layers.validate import listing
+
     by_reason: dict[str, list[str]] = {}
     for feature in dropped:
         by_reason.setdefault(feature.reason, []).append(feature.feature)
@@ -50,9 +54,11 @@ def format_dropped(dropped: tuple[DroppedFeature, ...]) -> list[str]:
 
 
 def format_duplicates(kind: str, groups: tuple[tuple[str, ...], ...]) -> list[str]:
-    """Groups of features sharing one geometry (condominium units stacked on one lot)."""
+    """Return lines naming features that share one geometry (condominium units on one lot)."""
     if not groups:
         return []
+    from gis_sw.layers.validate import listing
+
     shown = [" = ".join(group) for group in groups]
     ids = sum(len(g) for g in groups)
     spec = TOWN_LAYERS.get(kind)
@@ -77,6 +83,8 @@ def format_report(report: LayerReport, *, working: str, unit: str) -> list[str]:
                 f"{report.kind} and may pass on that part."
             ),
         ]
+    from gis_sw.layers.validate import listing
+
     what = "cells" if report.kind in RASTER_LAYERS else "features"
     lines = [
         f"{report.kind}: ok",
@@ -109,10 +117,12 @@ def format_problems(kind: str, problems: list[Problem], *, source: str | None = 
 
 
 def format_inspection(inspection: LayerInspection, *, declared: CRS | None = None) -> list[str]:
-    """The whole report: a header, each layer, absent optional layers, a summary.
+    """Return the whole report: a header, each layer, absent optional layers, a summary.
 
     ``declared`` is the CRS the ruleset names when work happens in its foot twin.
     """
+    from gis_sw.layers.vector import crs_text, crs_units
+
     crs = inspection.crs
     working, unit = crs_text(crs), crs_units(crs)
     manifest = inspection.manifest
@@ -169,28 +179,11 @@ def format_inspection(inspection: LayerInspection, *, declared: CRS | None = Non
 
 
 @click.command("validate")
-@click.option(
-    "--layers",
-    "source",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Layers manifest (layers.toml), GeoPackage of town layers, or a folder with layers.toml.",
-)
-@click.option("--ruleset", "ruleset_name", default=None, help="Ruleset name or TOML path.")
-@click.option("--strict", is_flag=True, help="Refuse invalid geometries instead of repairing.")
-@click.option(
-    "--proposals",
-    "proposals_path",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Also validate a proposals file (GeoPackage, GeoJSON, Shapefile, DXF ...).",
-)
-@click.option(
-    "--crs",
-    default=None,
-    help="CRS of the proposals file's coordinates: for a file with none (DXF), and it "
-    "overrides a wrong one (a state-plane GeoJSON without a crs member).",
-)
+@options.layers_opt
+@options.ruleset_opt
+@options.strict_opt
+@options.proposals_opt("Also validate a proposals file (GeoPackage, GeoJSON, Shapefile, DXF ...).")
+@options.crs_opt
 def command(
     source: Path,
     ruleset_name: str | None,
@@ -203,6 +196,9 @@ def command(
     Every layer is reprojected to the ruleset's working CRS.  Exit 2 when any layer (or the
     proposals file) has a problem; every problem is listed first.
     """
+    from gis_sw.layers.read import inspect_layers
+    from gis_sw.ruleset import load_ruleset
+
     ruleset = load_ruleset(ruleset_name)
     inspection = inspect_layers(source, ruleset=ruleset, strict=strict)
     declared = ruleset.crs_declared if ruleset.crs_is_twin else None
@@ -210,25 +206,35 @@ def command(
         click.echo(shown(line))
     failed = not inspection.ok
     if proposals_path is not None:
-        click.echo("")
-        click.echo(shown(f"Proposals: {proposals_path}"))
-        working, unit = crs_text(ruleset.working_crs), crs_units(ruleset.working_crs)
-        try:
-            proposals = read_proposals(proposals_path, ruleset=ruleset, crs=crs, strict=strict)
-        except LayerError as exc:
-            failed = True
-            by_layer: dict[str, list[Problem]] = {}
-            for problem in exc.problems:
-                by_layer.setdefault(problem.layer, []).append(problem)
-            for layer, problems in by_layer.items():
-                for line in format_problems(layer, problems):
-                    click.echo(shown(line))
-        else:
-            click.echo(shown(f"  proposals: {len(proposals.ids)} ({listing(proposals.ids)})"))
-            for report in proposals.reports.values():
-                if isinstance(report, LayerReport):
-                    for line in format_report(report, working=working, unit=unit):
-                        click.echo(shown(f"  {line}"))
+        failed = not _validate_proposals(proposals_path, ruleset, crs=crs, strict=strict) or failed
     if failed:
         click.echo("gis-sw: error: input layers have problems (listed above).", err=True)
-        raise click.exceptions.Exit(EXIT_BAD_INPUT)
+        raise click.exceptions.Exit(options.ExitCode.BAD_INPUT)
+
+
+def _validate_proposals(path: Path, ruleset: Ruleset, *, crs: str | None, strict: bool) -> bool:
+    """Print the report of a proposals file; return whether it read without a problem."""
+    from gis_sw.api import read_proposals
+    from gis_sw.layers.layerset import LayerReport
+    from gis_sw.layers.validate import listing
+    from gis_sw.layers.vector import crs_text, crs_units
+
+    click.echo("")
+    click.echo(shown(f"Proposals: {path}"))
+    working, unit = crs_text(ruleset.working_crs), crs_units(ruleset.working_crs)
+    try:
+        proposals = read_proposals(path, ruleset=ruleset, crs=crs, strict=strict)
+    except LayerError as exc:
+        by_layer: dict[str, list[Problem]] = {}
+        for problem in exc.problems:
+            by_layer.setdefault(problem.layer, []).append(problem)
+        for layer, problems in by_layer.items():
+            for line in format_problems(layer, problems):
+                click.echo(shown(line))
+        return False
+    click.echo(shown(f"  proposals: {len(proposals.ids)} ({listing(proposals.ids)})"))
+    for report in proposals.reports.values():
+        if isinstance(report, LayerReport):
+            for line in format_report(report, working=working, unit=unit):
+                click.echo(shown(f"  {line}"))
+    return True
