@@ -44,7 +44,6 @@ import logging
 import math
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +63,7 @@ from gis_sw.layers.read import read_layers
 from gis_sw.layers.read import read_proposals as _read_proposals
 from gis_sw.layers.specs import TOWN_LAYERS
 from gis_sw.ruleset import Ruleset, load_ruleset
+from gis_sw.screening import Screening
 
 log = logging.getLogger(__name__)
 
@@ -88,31 +88,6 @@ def _largest_distance_ft(ruleset: Ruleset) -> float:
 
     walk(ruleset.raw)
     return max(v for v in found if math.isfinite(v))
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Screening:
-    """What screening some proposals found, for the outputs to draw.
-
-    Attributes
-    ----------
-    proposals
-        The proposals screened.
-    findings
-        Columns :data:`~gis_sw.analysis.findings.FINDING_COLUMNS`, working CRS, waivers
-        applied.
-    siting
-        Device class (``roof``, ``vehicle``) to the siting polygons
-        (:data:`~gis_sw.analysis.siting.SITING_COLUMNS`) of the parcels the proposals'
-        devices lie on (empty when there are no devices or none was asked for).
-    waiver_results
-        The fate of every waiver given (applied, expired, unmatched).
-    """
-
-    proposals: Proposals
-    findings: gpd.GeoDataFrame
-    siting: Mapping[str, gpd.GeoDataFrame] = field(default_factory=dict)
-    waiver_results: tuple[WaiverResult, ...] = ()
 
 
 class Town:
@@ -301,13 +276,15 @@ class Town:
             Reviewed exceptions: loaded :class:`~gis_sw.analysis.waivers.Waiver` records, or
             the path of a waivers TOML/CSV.
         siting
-            Also site a device of each class on the parcels the devices lie on.
+            Let the screening site a device of each class on the parcels the devices lie
+            on (computed when :attr:`Screening.siting` is first read, not here).
         today
             The day waivers expire against (default: today, UTC).
 
         Returns
         -------
         Screening
+            The findings; what the outputs draw besides is computed when first asked for.
 
         Raises
         ------
@@ -322,19 +299,20 @@ class Town:
             select=list(select) if select else None,
             ignore=list(ignore) if ignore else None,
         )
-        results: list[WaiverResult] = []
+        results: list[WaiverResult] | None = None
         if waivers is not None:
             if isinstance(waivers, str | Path):
                 from gis_sw.analysis.registry import RULES
 
                 waivers = load_waivers(waivers, known_rules={r.rule_id for r in RULES})
             findings, results = apply_waivers(findings, waivers, today=today)
-        sited: dict[str, gpd.GeoDataFrame] = {}
-        if siting and len(proposals.devices):
-            lots = self.parcels_under(proposals.devices.geometry.to_numpy())
-            if lots:
-                sited = {str(k): v for k, v in self.siting(lots).items()}
-        return Screening(proposals, findings, sited, tuple(results))
+        return Screening(
+            self,
+            proposals,
+            findings,
+            waiver_results=None if results is None else tuple(results),
+            with_siting=siting,
+        )
 
     # -- parcels and siting ---------------------------------------------------------------------
 
