@@ -49,6 +49,7 @@ from typing import Any
 
 import geopandas as gpd
 import numpy as np
+import pandas as pd
 import shapely
 
 from gis_sw.analysis.engine import run_rules
@@ -63,7 +64,7 @@ from gis_sw.layers.read import read_layers
 from gis_sw.layers.read import read_proposals as _read_proposals
 from gis_sw.layers.specs import TOWN_LAYERS
 from gis_sw.ruleset import Ruleset, load_ruleset
-from gis_sw.screening import Screening
+from gis_sw.screening import Screening, protected_buildings, wetland_band
 
 log = logging.getLogger(__name__)
 
@@ -149,6 +150,14 @@ class Town:
             float(arr[:, 3].max()),
         )
         return self._bounds
+
+    def wetland_band(self, wetlands: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+        """Return the adjacent-area outline of each wetland row (for the maps to draw)."""
+        return wetland_band(wetlands, self.ruleset)
+
+    def protected_buildings(self, buildings: pd.DataFrame) -> np.ndarray:
+        """Return True per building row for a structure SW206 protects (basement, storage)."""
+        return protected_buildings(buildings)
 
     def __repr__(self) -> str:
         counts = ", ".join(f"{k} {len(g)}" for k, g in self._geoms.items())

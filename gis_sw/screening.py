@@ -43,7 +43,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Screening", "device_siting", "protected_buildings", "wetland_band"]
+__all__ = [
+    "Screening",
+    "Timeline",
+    "WaiverResult",
+    "device_siting",
+    "protected_buildings",
+    "wetland_band",
+]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -84,6 +91,12 @@ class Screening:
     def ruleset(self) -> Ruleset:
         """Return the ruleset the proposals were screened against."""
         return self.town.ruleset
+
+    @property
+    def computed(self) -> frozenset[str]:
+        """Return the names of what has been computed: timeline, calc_sheet, siting..."""
+        with self._lock:
+            return frozenset(k[0] if isinstance(k, tuple) else k for k in self._cache)
 
     def _once(self, key: Any, compute: Any) -> Any:
         """Return ``compute()``, computed on the first call for ``key`` and kept."""

@@ -55,6 +55,7 @@ def command(
     """Inspection report due dates and 48-hour notices of a proposal, as CSV and .ics."""
     from gis_sw.analysis.calendar import build_calendar
     from gis_sw.analysis.construction import construction_periods
+    from gis_sw.analysis.phasing import proposal_timeline
     from gis_sw.layers.read import read_proposals
     from gis_sw.outputs.atomic import check_writable
     from gis_sw.outputs.calendar import calendar_paths, write_calendar
@@ -92,7 +93,7 @@ def command(
         write_calendar(out_dir, cal, proposal_id=pid, overwrite=overwrite)
         png = write_timeline(
             png_path,
-            proposals=proposals,
+            proposal_timeline(proposals, pid),
             ruleset=ruleset,
             proposal_id=pid,
             overwrite=overwrite,

@@ -206,14 +206,15 @@ def command(
                 f"into {out_dir} ...",
                 err=True,
             )
+        from gis_sw.api import Town
+        from gis_sw.screening import Screening
+
+        waived = None if results is None else tuple(results)
+        screening = Screening(Town(layers, ruleset), proposals, findings, waiver_results=waived)
         written = write_check_outputs(
             out_dir,
-            findings,
-            layers=layers,
-            proposals=proposals,
-            ruleset=ruleset,
+            screening,
             overwrite=overwrite,
-            waiver_results=results,
             maps=None if map_choice == "none" else MAP_CHOICES[map_choice],
             report=report,
             progress=_progress,

@@ -112,11 +112,14 @@ def command(
         )
     log.info("screening %d proposal(s)", len(ids))
     findings = run_rules(layers, proposals.subset(ids), ruleset)
+    from gis_sw.api import Town
+    from gis_sw.screening import Screening
+
+    screening = Screening(Town(layers, ruleset), proposals, findings)
     formats = MAP_CHOICES[fmt]
     targets = map_paths(
         out_dir,
-        proposals=proposals,
-        findings=findings,
+        screening,
         formats=formats,
         sheet=sheet,
         webmap=webmap,
@@ -128,10 +131,7 @@ def command(
         check_writable(path, overwrite=overwrite)
     written = write_maps(
         out_dir,
-        layers=layers,
-        proposals=proposals,
-        findings=findings,
-        ruleset=ruleset,
+        screening,
         formats=formats,
         sheet=sheet,
         webmap=webmap,
