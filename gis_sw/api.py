@@ -1,13 +1,7 @@
 """The public Python API: a :class:`Town` read once, and :meth:`Town.screen` for proposals.
 
-::
-
-    import gis_sw
-
-    town = gis_sw.read_town("data/sample/layers.toml")
-    proposals = gis_sw.read_proposals("data/sample/proposals.gpkg", ruleset=town.ruleset)
-    screening = town.screen(proposals, select=["SW2"])
-    screening.findings  # one row per (rule, proposal, subject)
+``docs/api.md`` has a runnable example; :meth:`Town.screen` returns a
+:class:`~gis_sw.screening.Screening`, what the outputs draw.
 
 A :class:`Town` holds the layers and the ruleset, read and validated once, and one STRtree
 per vector layer built once.  :meth:`Town.screen` does not hand the whole town to the
@@ -77,7 +71,7 @@ NEAREST_CACHE_SIZE = 4096
 
 
 def _largest_distance_ft(ruleset: Ruleset) -> float:
-    """The largest ``*_ft`` number anywhere in the ruleset (setbacks, bands, flow lengths)."""
+    """Return the largest ``*_ft`` number of the ruleset (setbacks, bands, flow lengths)."""
     found = [ruleset.devices.largest_setback_ft, ruleset.resources.wetland_adjacent_area_ft]
 
     def walk(value: Any, key: str = "") -> None:
@@ -160,6 +154,7 @@ class Town:
         return protected_buildings(buildings)
 
     def __repr__(self) -> str:
+        """Return the source, the ruleset and each layer's feature count."""
         counts = ", ".join(f"{k} {len(g)}" for k, g in self._geoms.items())
         return f"Town({self.layers.source!r}, ruleset {self.ruleset.name!r}: {counts})"
 
@@ -239,7 +234,8 @@ class Town:
     def _nearest(self, kind: str, geoms: np.ndarray, keys: np.ndarray) -> np.ndarray:
         """Rows of ``kind`` nearest to each of ``geoms`` (ties included), remembered by the
         geometry's WKB: while a device is dragged the disturbance and the other devices do
-        not move, and a nearest search among a few large polygons costs milliseconds."""
+        not move, and a nearest search among a few large polygons costs milliseconds.
+        """
         found: list[np.ndarray] = []
         missing: list[int] = []
         with self._near_lock:
@@ -326,7 +322,7 @@ class Town:
     # -- parcels and siting ---------------------------------------------------------------------
 
     def parcel(self, parcel_id: str) -> gpd.GeoDataFrame:
-        """The parcel with this id (one row).
+        """Return the parcel with this id (one row).
 
         Raises
         ------
@@ -484,7 +480,7 @@ def read_proposals(
 
 
 def setback_lines(town: Town, parcel_id: str, device_class: str = "roof") -> gpd.GeoDataFrame:
-    """The setback lines that cross a lot, each with its reason, from the lot's neighbourhood.
+    """Return the setback lines that cross a lot, each with its reason (lot's neighbourhood).
 
     :func:`gis_sw.analysis.setbacks.setback_lines` (columns
     :data:`~gis_sw.analysis.setbacks.SETBACK_COLUMNS`) on :meth:`Town.local` of the lot.

@@ -57,7 +57,7 @@ MAX_PAGE_ROWS = 46
 
 
 def rounded(table: pd.DataFrame) -> pd.DataFrame:
-    """The sheet with each numeric column rounded to :data:`DECIMALS`."""
+    """Return the sheet with each numeric column rounded to :data:`DECIMALS`."""
     out = table.copy()
     for column, places in DECIMALS.items():
         if column in out.columns:

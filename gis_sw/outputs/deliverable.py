@@ -54,8 +54,10 @@ def _text(value: object) -> str:
 def application_site(
     layers: LayerSet, proposals: Proposals, proposal_id: str
 ) -> tuple[tuple[ParcelLine, ...], tuple[str, ...]]:
-    """The parcels (with address and owner when the layer has them) and zones under one
-    application's disturbance."""
+    """Return the parcels and zones under one application's disturbance.
+
+    Parcels carry their address and owner when the layer has them.
+    """
     mine = proposals.disturbance[proposals.disturbance["proposal_id"].astype(str) == proposal_id]
     if len(mine) == 0:
         return (), ()

@@ -56,24 +56,20 @@ def write_siting(
     for path in targets:
         check_writable(path, overwrite=overwrite)
     frame = _plain(polygons)
+    drivers: tuple[tuple[str, dict[str, str]], ...] = (
+        ("GeoJSON", {"RFC7946": "YES", "COORDINATE_PRECISION": "7"}),
+        ("GPKG", {}),
+    )
     with output_group() if group else contextlib.nullcontext():  # together, or neither
-        with atomic_path(targets[0], overwrite=overwrite) as tmp:
-            pyogrio.write_dataframe(
-                frame,
-                tmp,
-                driver="GeoJSON",
-                layer="siting",
-                geometry_type="MultiPolygon",
-                promote_to_multi=True,
-                layer_options={"RFC7946": "YES", "COORDINATE_PRECISION": "7"},
-            )
-        with atomic_path(targets[1], overwrite=overwrite) as tmp:
-            pyogrio.write_dataframe(
-                frame,
-                tmp,
-                driver="GPKG",
-                layer="siting",
-                geometry_type="MultiPolygon",
-                promote_to_multi=True,
-            )
+        for target, (driver, options) in zip(targets, drivers, strict=True):
+            with atomic_path(target, overwrite=overwrite) as tmp:
+                pyogrio.write_dataframe(
+                    frame,
+                    tmp,
+                    driver=driver,
+                    layer="siting",
+                    geometry_type="MultiPolygon",
+                    promote_to_multi=True,
+                    layer_options=options or None,
+                )
     return targets

@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 
 
 def timeline_figure(timeline: Timeline, *, limit_acres: float, title: str) -> Figure:
-    """A figure of one timeline (6.5 x 3.5 in)."""
+    """Draw one timeline as a figure (6.5 x 3.5 in)."""
     fig = Figure(figsize=(6.5, 3.5), dpi=150)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
@@ -125,9 +125,11 @@ def timeline_path(
     stems: Mapping[str, str] | None = None,
     per_application: bool = False,
 ) -> Path:
-    """``timeline_<stem>.png`` in ``folder`` (in ``folder/<stem>/`` with ``per_application``);
-    the stem from ``stems`` (every id of the run, :func:`gis_sw.outputs.names.file_stems`),
-    else of the id alone."""
+    """Return ``timeline_<stem>.png`` in ``folder`` (``folder/<stem>/`` with ``per_application``).
+
+    The stem comes from ``stems`` (every id of the run,
+    :func:`gis_sw.outputs.names.file_stems`), else from the id alone.
+    """
     stem = stems[str(proposal_id)] if stems is not None else file_stem(str(proposal_id))
     base = Path(folder) / stem if per_application else Path(folder)
     return base / f"timeline_{stem}.png"

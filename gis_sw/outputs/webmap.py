@@ -1,4 +1,4 @@
-"""One self-contained HTML web map that works offline.
+r"""One self-contained HTML web map that works offline.
 
 Leaflet 1.9.4's JavaScript and CSS (vendored in ``gis_sw/outputs/vendor/leaflet`` with its
 BSD-2-Clause licence) are inlined, its two control images become data URIs, points are drawn
@@ -6,7 +6,7 @@ as circle markers (no marker images), and a Content-Security-Policy forbids ever
 opening the file with the network off shows everything and asks no server for anything.
 
 Attribute text is never put into HTML: the layers travel as JSON inside a
-``<script type="application/json">`` block (``<``, ``>`` and ``&`` escaped as ``\\u003c`` ...)
+``<script type="application/json">`` block (``<``, ``>`` and ``&`` escaped as ``\u003c`` ...)
 and the page writes them with ``textContent``, so a parcel owner called ``<script>`` shows as
 text.
 """
@@ -46,8 +46,10 @@ def _vendor(name: str) -> bytes:
 
 
 def leaflet_assets() -> tuple[str, str, str]:
-    """Leaflet's JS and CSS ready to inline (source-map line dropped, images as data URIs),
-    and its licence text."""
+    """Return Leaflet's JS and CSS ready to inline, and its licence text.
+
+    The source-map line is dropped and the images become data URIs.
+    """
     script = _vendor("leaflet.js").decode("utf-8")
     script = re.sub(r"//# sourceMappingURL=\S+\s*$", "", script)
     css = _vendor("leaflet.css").decode("utf-8")

@@ -71,7 +71,7 @@ def _style(key: str, *, fill: bool = True, radius: float | None = None) -> dict[
 
 
 def _clean(value: Any) -> Any:
-    """A JSON-safe attribute value (NaN and NA become null, dates ISO text)."""
+    """Return a JSON-safe attribute value (NaN and NA become null, dates ISO text)."""
     if value is None or value is pd.NA or value is pd.NaT:
         return None
     if isinstance(value, float | np.floating):

@@ -70,12 +70,7 @@ class Page:
         sheet: SheetSize = self.plan.sheet
         fig = Figure(figsize=(sheet.width_in, sheet.height_in), dpi=100)
         FigureCanvasAgg(fig)
-        left, bottom, width, height = sheet.frame_in
-        ax = furniture.inch_axes(fig, left, bottom, width, height)
-        ax.set_gid("map-frame")
-        ax.set_axis_on()
-        ax.set_xticks([])
-        ax.set_yticks([])
+        ax = furniture.map_frame(fig, sheet.frame_in)
         for spine in ax.spines.values():
             spine.set_linewidth(1.2)
         bounds = self.view.bounds

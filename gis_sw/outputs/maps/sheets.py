@@ -48,8 +48,10 @@ _RC: Any = {"pdf.fonttype": 3, "font.family": "DejaVu Sans", "hatch.linewidth": 
 
 
 def safe_name(proposal_id: str, proposal_ids: Sequence[str] | None = None) -> str:
-    """The file stem of a proposal's sheets among ``proposal_ids`` (the whole run):
-    :func:`gis_sw.outputs.names.file_stem`, unique by construction."""
+    """Return the file stem of a proposal's sheets among ``proposal_ids`` (the whole run).
+
+    :func:`gis_sw.outputs.names.file_stem`, unique by construction.
+    """
     return file_stem(proposal_id, proposal_ids)
 
 
@@ -81,8 +83,11 @@ def _site_data(
 
 
 def site_geometry(site: SiteData) -> shapely.Geometry:
-    """What the sheet must show: the disturbance, devices, new impervious surfaces and the
-    fail and review findings (the line to the offending well); else any finding."""
+    """Return what the sheet must show.
+
+    The disturbance, devices, new impervious surfaces and the fail and review findings (the
+    line to the offending well); else any finding.
+    """
     geoms = [*site.disturbance.geometry.to_numpy(), *site.devices.geometry.to_numpy()]
     if len(site.findings):
         shown = site.findings[site.findings["outcome"].isin(HIGHLIGHT_OUTCOMES)]
@@ -245,7 +250,7 @@ def write_sheets(
 def _plan(
     site: SiteData, size: SheetSize, scale_ft_per_in: float | None
 ) -> tuple[SheetPlan, Any, tuple[float, float, float, float]] | None:
-    """The pages of one proposal, the site geometry and its bounds (None: nothing to draw)."""
+    """Return the pages of one proposal, the site geometry and its bounds (None: nothing)."""
     geom = site_geometry(site)
     if geom is None or shapely.is_empty(geom):
         return None
@@ -337,8 +342,7 @@ def _render_pages(
     basemap: str | Path | None,
     date_text: str,
 ) -> list[Page]:
-    """Every page of one proposal as :func:`_plan` planned it, drawn (each page's figure in
-    ``.figure``)."""
+    """Draw every page of one proposal as :func:`_plan` planned it (figures in ``.figure``)."""
     plan, geom, bounds = planned
     ruleset = town.ruleset
     core = shapely.union_all(

@@ -80,11 +80,13 @@ def in_view(frame: gpd.GeoDataFrame | None, bounds: tuple[float, ...]) -> gpd.Ge
 
 
 def add_handle(handles: list[Any], handle: Any) -> None:
+    """Add a legend handle unless one with its label is there already."""
     if handle.get_label() not in {h.get_label() for h in handles}:
         handles.append(handle)
 
 
 def view_box(bounds: tuple[float, ...]) -> shapely.Polygon:
+    """Return the box of a map view's ``(minx, miny, maxx, maxy)``."""
     return shapely.box(bounds[0], bounds[1], bounds[2], bounds[3])
 
 
@@ -146,7 +148,7 @@ def draw_contours(ax: Axes, layers: LayerSet, bounds: tuple[float, ...]) -> list
 
 
 def _flag(frame: gpd.GeoDataFrame, column: str) -> np.ndarray:
-    """A boolean column as a numpy array, NA and absent as False."""
+    """Return a boolean column as a numpy array, NA and absent as False."""
     if column not in frame.columns:
         return np.zeros(len(frame), dtype=bool)
     values = frame[column].astype("boolean")
@@ -227,8 +229,10 @@ def draw_proposal(
 
 
 def finding_items(findings: gpd.GeoDataFrame) -> tuple[list[LabelItem], list[str]]:
-    """Label items of the fail and review findings that have a place, and the short texts of
-    those that have none (listed in the side panel instead)."""
+    """Return the label items of the fail and review findings that have a place.
+
+    And the short texts of those that have none (listed in the side panel instead).
+    """
     items: list[LabelItem] = []
     unplaced: list[str] = []
     for row in findings.itertuples(index=False):
@@ -268,8 +272,11 @@ def _waived_mask(findings: gpd.GeoDataFrame) -> np.ndarray:
 
 
 def draw_findings(ax: Axes, findings: gpd.GeoDataFrame, bounds: tuple[float, ...]) -> list[Any]:
-    """Highlight every fail and review finding's geometry (waived ones in grey), the required
-    findings of :data:`LABELLED_REQUIRED`, and runoff findings on their drainage area."""
+    """Highlight every fail and review finding's geometry; return the legend handles.
+
+    Waived ones in grey, the required findings of :data:`LABELLED_REQUIRED`, and runoff
+    findings on their drainage area.
+    """
     handles: list[Any] = []
     waived = _waived_mask(findings)
     runoff = _is_runoff(findings["rule_id"]) if len(findings) else np.zeros(0, dtype=bool)
@@ -323,7 +330,7 @@ def device_label_items(devices: gpd.GeoDataFrame) -> list[LabelItem]:
 
 
 def draw_basemap(ax: Axes, path: str | Path, crs: CRS, bounds: tuple[float, ...]) -> None:
-    """A local GeoTIFF (orthophoto) under the map, warped to the working CRS when needed.
+    """Draw a local GeoTIFF (orthophoto) under the map, warped to the working CRS if needed.
 
     Raises
     ------

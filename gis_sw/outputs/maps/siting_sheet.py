@@ -55,8 +55,10 @@ LOT_STYLE = LayerStyle("The lot", "none", "#000000", 2.2, "", "-", 1.0, 3.1)
 def siting_sheet_paths(
     out_dir: Path, parcel_ids: Sequence[str], formats: Sequence[str]
 ) -> list[Path]:
-    """The files :func:`write_siting_sheets` writes: ``siting.pdf`` (one page per lot) and
-    ``siting_<parcel>.png`` per lot."""
+    """Return the files :func:`write_siting_sheets` writes.
+
+    ``siting.pdf`` (one page per lot) and ``siting_<parcel>.png`` per lot.
+    """
     paths = []
     if "pdf" in formats:
         paths.append(out_dir / "siting.pdf")
@@ -183,12 +185,7 @@ class _SitingPage:
         assert view is not None
         fig = Figure(figsize=(size.width_in, size.height_in), dpi=100)
         FigureCanvasAgg(fig)
-        left, bottom, width, height = size.frame_in
-        ax = furniture.inch_axes(fig, left, bottom, width, height)
-        ax.set_gid("map-frame")
-        ax.set_axis_on()
-        ax.set_xticks([])
-        ax.set_yticks([])
+        ax = furniture.map_frame(fig, size.frame_in)
         bounds = view.bounds
         ax.set_xlim(bounds[0], bounds[2])
         ax.set_ylim(bounds[1], bounds[3])

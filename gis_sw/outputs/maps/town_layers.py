@@ -146,7 +146,7 @@ def _grow(bounds: tuple[float, ...], by: float) -> tuple[float, ...]:
 
 
 def _away_from_site(poly: shapely.Polygon, bounds: tuple[float, ...]) -> tuple[float, float]:
-    """A point inside ``poly`` near an edge of the view, away from its middle (the site).
+    """Return a point inside ``poly`` near an edge of the view, away from the site.
 
     Tries a 5 x 5 grid inset 10% from the frame; falls back to a representative point.
     """
