@@ -37,7 +37,7 @@ import datetime as dt
 import logging
 import math
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -56,9 +56,10 @@ from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.proposals import Proposals
 from gis_sw.layers.read import read_layers
 from gis_sw.layers.read import read_proposals as _read_proposals
-from gis_sw.layers.specs import TOWN_LAYERS
 from gis_sw.ruleset import Ruleset, load_ruleset
 from gis_sw.screening import Screening, protected_buildings, wetland_band
+from gis_sw.townparts import largest_distance_ft as _largest_distance_ft
+from gis_sw.townparts import named as _named
 
 log = logging.getLogger(__name__)
 
@@ -68,21 +69,6 @@ REACH_MARGIN_FT = 10.0
 """Added to the largest distance of the ruleset when cutting out a proposal's neighbourhood."""
 NEAREST_CACHE_SIZE = 4096
 """(layer, geometry) pairs whose nearest features a :class:`Town` remembers."""
-
-
-def _largest_distance_ft(ruleset: Ruleset) -> float:
-    """Return the largest ``*_ft`` number of the ruleset (setbacks, bands, flow lengths)."""
-    found = [ruleset.devices.largest_setback_ft, ruleset.resources.wetland_adjacent_area_ft]
-
-    def walk(value: Any, key: str = "") -> None:
-        if isinstance(value, Mapping):
-            for k, v in value.items():
-                walk(v, str(k))
-        elif key.endswith("_ft") and isinstance(value, int | float) and not isinstance(value, bool):
-            found.append(float(value))
-
-    walk(ruleset.raw)
-    return max(v for v in found if math.isfinite(v))
 
 
 class Town:
@@ -406,24 +392,6 @@ class Town:
             device_classes=tuple(device_classes),
             depth_ft=depth_ft,
         )
-
-
-def _named(frame: gpd.GeoDataFrame, kind: str) -> gpd.GeoDataFrame:
-    """Missing values of an optional id column written as ``#<row>`` (row in the layer)."""
-    spec = TOWN_LAYERS.get(kind)
-    if spec is None or spec.id_column is None or spec.id_column in spec.required:
-        return frame
-    column = spec.id_column
-    if column not in frame.columns:
-        return frame
-    missing = frame[column].isna().to_numpy()
-    if not missing.any():
-        return frame
-    out = frame.copy()
-    values = out[column].astype("object").to_numpy().copy()
-    values[missing] = [f"#{i + 1}" for i in np.flatnonzero(missing)]
-    out[column] = values
-    return out
 
 
 def _proposal_geoms(proposals: Proposals) -> np.ndarray:
