@@ -1,13 +1,7 @@
 """The public Python API: a :class:`Town` read once, and :meth:`Town.screen` for proposals.
 
-::
-
-    import gis_sw
-
-    town = gis_sw.read_town("data/sample/layers.toml")
-    proposals = gis_sw.read_proposals("data/sample/proposals.gpkg", ruleset=town.ruleset)
-    screening = town.screen(proposals, select=["SW2"])
-    screening.findings  # one row per (rule, proposal, subject)
+``docs/api.md`` has a runnable example; :meth:`Town.screen` returns a
+:class:`~gis_sw.screening.Screening`, what the outputs draw.
 
 A :class:`Town` holds the layers and the ruleset, read and validated once, and one STRtree
 per vector layer built once.  :meth:`Town.screen` does not hand the whole town to the
@@ -43,13 +37,13 @@ import datetime as dt
 import logging
 import math
 import threading
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import geopandas as gpd
 import numpy as np
+import pandas as pd
 import shapely
 
 from gis_sw.analysis.engine import run_rules
@@ -62,8 +56,10 @@ from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.proposals import Proposals
 from gis_sw.layers.read import read_layers
 from gis_sw.layers.read import read_proposals as _read_proposals
-from gis_sw.layers.specs import TOWN_LAYERS
 from gis_sw.ruleset import Ruleset, load_ruleset
+from gis_sw.screening import Screening, protected_buildings, wetland_band
+from gis_sw.townparts import largest_distance_ft as _largest_distance_ft
+from gis_sw.townparts import named as _named
 
 log = logging.getLogger(__name__)
 
@@ -73,46 +69,6 @@ REACH_MARGIN_FT = 10.0
 """Added to the largest distance of the ruleset when cutting out a proposal's neighbourhood."""
 NEAREST_CACHE_SIZE = 4096
 """(layer, geometry) pairs whose nearest features a :class:`Town` remembers."""
-
-
-def _largest_distance_ft(ruleset: Ruleset) -> float:
-    """The largest ``*_ft`` number anywhere in the ruleset (setbacks, bands, flow lengths)."""
-    found = [ruleset.devices.largest_setback_ft, ruleset.resources.wetland_adjacent_area_ft]
-
-    def walk(value: Any, key: str = "") -> None:
-        if isinstance(value, Mapping):
-            for k, v in value.items():
-                walk(v, str(k))
-        elif key.endswith("_ft") and isinstance(value, int | float) and not isinstance(value, bool):
-            found.append(float(value))
-
-    walk(ruleset.raw)
-    return max(v for v in found if math.isfinite(v))
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Screening:
-    """What screening some proposals found, for the outputs to draw.
-
-    Attributes
-    ----------
-    proposals
-        The proposals screened.
-    findings
-        Columns :data:`~gis_sw.analysis.findings.FINDING_COLUMNS`, working CRS, waivers
-        applied.
-    siting
-        Device class (``roof``, ``vehicle``) to the siting polygons
-        (:data:`~gis_sw.analysis.siting.SITING_COLUMNS`) of the parcels the proposals'
-        devices lie on (empty when there are no devices or none was asked for).
-    waiver_results
-        The fate of every waiver given (applied, expired, unmatched).
-    """
-
-    proposals: Proposals
-    findings: gpd.GeoDataFrame
-    siting: Mapping[str, gpd.GeoDataFrame] = field(default_factory=dict)
-    waiver_results: tuple[WaiverResult, ...] = ()
 
 
 class Town:
@@ -175,7 +131,16 @@ class Town:
         )
         return self._bounds
 
+    def wetland_band(self, wetlands: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+        """Return the adjacent-area outline of each wetland row (for the maps to draw)."""
+        return wetland_band(wetlands, self.ruleset)
+
+    def protected_buildings(self, buildings: pd.DataFrame) -> np.ndarray:
+        """Return True per building row for a structure SW206 protects (basement, storage)."""
+        return protected_buildings(buildings)
+
     def __repr__(self) -> str:
+        """Return the source, the ruleset and each layer's feature count."""
         counts = ", ".join(f"{k} {len(g)}" for k, g in self._geoms.items())
         return f"Town({self.layers.source!r}, ruleset {self.ruleset.name!r}: {counts})"
 
@@ -255,7 +220,8 @@ class Town:
     def _nearest(self, kind: str, geoms: np.ndarray, keys: np.ndarray) -> np.ndarray:
         """Rows of ``kind`` nearest to each of ``geoms`` (ties included), remembered by the
         geometry's WKB: while a device is dragged the disturbance and the other devices do
-        not move, and a nearest search among a few large polygons costs milliseconds."""
+        not move, and a nearest search among a few large polygons costs milliseconds.
+        """
         found: list[np.ndarray] = []
         missing: list[int] = []
         with self._near_lock:
@@ -301,13 +267,15 @@ class Town:
             Reviewed exceptions: loaded :class:`~gis_sw.analysis.waivers.Waiver` records, or
             the path of a waivers TOML/CSV.
         siting
-            Also site a device of each class on the parcels the devices lie on.
+            Let the screening site a device of each class on the parcels the devices lie
+            on (computed when :attr:`Screening.siting` is first read, not here).
         today
             The day waivers expire against (default: today, UTC).
 
         Returns
         -------
         Screening
+            The findings; what the outputs draw besides is computed when first asked for.
 
         Raises
         ------
@@ -322,24 +290,25 @@ class Town:
             select=list(select) if select else None,
             ignore=list(ignore) if ignore else None,
         )
-        results: list[WaiverResult] = []
+        results: list[WaiverResult] | None = None
         if waivers is not None:
             if isinstance(waivers, str | Path):
                 from gis_sw.analysis.registry import RULES
 
                 waivers = load_waivers(waivers, known_rules={r.rule_id for r in RULES})
             findings, results = apply_waivers(findings, waivers, today=today)
-        sited: dict[str, gpd.GeoDataFrame] = {}
-        if siting and len(proposals.devices):
-            lots = self.parcels_under(proposals.devices.geometry.to_numpy())
-            if lots:
-                sited = {str(k): v for k, v in self.siting(lots).items()}
-        return Screening(proposals, findings, sited, tuple(results))
+        return Screening(
+            self,
+            proposals,
+            findings,
+            waiver_results=None if results is None else tuple(results),
+            with_siting=siting,
+        )
 
     # -- parcels and siting ---------------------------------------------------------------------
 
     def parcel(self, parcel_id: str) -> gpd.GeoDataFrame:
-        """The parcel with this id (one row).
+        """Return the parcel with this id (one row).
 
         Raises
         ------
@@ -425,24 +394,6 @@ class Town:
         )
 
 
-def _named(frame: gpd.GeoDataFrame, kind: str) -> gpd.GeoDataFrame:
-    """Missing values of an optional id column written as ``#<row>`` (row in the layer)."""
-    spec = TOWN_LAYERS.get(kind)
-    if spec is None or spec.id_column is None or spec.id_column in spec.required:
-        return frame
-    column = spec.id_column
-    if column not in frame.columns:
-        return frame
-    missing = frame[column].isna().to_numpy()
-    if not missing.any():
-        return frame
-    out = frame.copy()
-    values = out[column].astype("object").to_numpy().copy()
-    values[missing] = [f"#{i + 1}" for i in np.flatnonzero(missing)]
-    out[column] = values
-    return out
-
-
 def _proposal_geoms(proposals: Proposals) -> np.ndarray:
     parts = [proposals.disturbance.geometry.to_numpy(), proposals.devices.geometry.to_numpy()]
     if proposals.impervious is not None:
@@ -497,7 +448,7 @@ def read_proposals(
 
 
 def setback_lines(town: Town, parcel_id: str, device_class: str = "roof") -> gpd.GeoDataFrame:
-    """The setback lines that cross a lot, each with its reason, from the lot's neighbourhood.
+    """Return the setback lines that cross a lot, each with its reason (lot's neighbourhood).
 
     :func:`gis_sw.analysis.setbacks.setback_lines` (columns
     :data:`~gis_sw.analysis.setbacks.SETBACK_COLUMNS`) on :meth:`Town.local` of the lot.

@@ -60,9 +60,7 @@ from IPython.display import Markdown, display
 from matplotlib.patches import Patch
 
 import gis_sw
-from gis_sw.analysis.engine import run_rules
 from gis_sw.analysis.siting import siting_polygons
-from gis_sw.layers.read import read_layers, read_proposals
 from gis_sw.ruleset import load_ruleset
 
 STARTED = time.perf_counter()
@@ -118,8 +116,8 @@ print("Decision maker:", ruleset.decision_maker)
 # The town's layers are listed in a small **layers manifest**, `data/sample/layers.toml`:
 # which file holds the parcels, the zoning, the wetlands and so on, and whether each raster
 # (ground elevation, seasonal high groundwater, bedrock) holds depths or elevations.
-# `read_layers` reads them all, checks each against its specification and reprojects them
-# to the working coordinate system (feet).
+# `gis_sw.read_town` reads them all once, checks each against its specification and
+# reprojects them to the working coordinate system (feet).
 #
 # The applications ("proposals") are in `data/sample/proposals.gpkg`: the areas each one
 # would disturb, the infiltration devices (drywells, trenches, basins) it proposes, the new
@@ -127,8 +125,9 @@ print("Decision maker:", ruleset.decision_maker)
 
 # %%
 t0 = time.perf_counter()
-layers = read_layers(SAMPLE / "layers.toml", ruleset=ruleset)
-proposals = read_proposals(SAMPLE / "proposals.gpkg", ruleset=ruleset)
+town = gis_sw.read_town(SAMPLE / "layers.toml", ruleset=ruleset)
+proposals = gis_sw.read_proposals(SAMPLE / "proposals.gpkg", ruleset=ruleset)
+layers = town.layers
 print(f"read in {time.perf_counter() - t0:.1f} s")
 
 parcels = layers.get("parcels")
@@ -258,7 +257,8 @@ zone_table
 
 # %%
 t0 = time.perf_counter()
-findings_all = run_rules(layers, proposals, ruleset)
+screening = town.screen(proposals)  # what the maps and reports below draw
+findings_all = screening.findings
 print(f"{len(findings_all)} findings for {len(proposals.ids)} proposals in {time.perf_counter() - t0:.1f} s")
 findings = findings_all[findings_all["proposal_id"].isin(list(FOCUS))]
 
@@ -346,13 +346,7 @@ from gis_sw.outputs.maps import write_sheets
 
 t0 = time.perf_counter()
 sheet_paths = write_sheets(
-    WORK / "maps",
-    layers=layers,
-    proposals=proposals,
-    findings=findings_all,
-    ruleset=ruleset,
-    formats=("png",),
-    proposal_ids=["P09-lot-line-devices"],
+    WORK / "maps", screening, formats=("png",), proposal_ids=["P09-lot-line-devices"]
 )
 print(f"wrote {[p.name for p in sheet_paths]} in {time.perf_counter() - t0:.1f} s")
 
@@ -377,14 +371,7 @@ plt.show()
 # %%
 from gis_sw.outputs.webmap import write_webmap
 
-webmap = write_webmap(
-    WORK / "maps" / "webmap.html",
-    layers=layers,
-    proposals=proposals,
-    findings=findings_all,
-    ruleset=ruleset,
-    proposal_ids=list(FOCUS),
-)
+webmap = write_webmap(WORK / "maps" / "webmap.html", screening, proposal_ids=list(FOCUS))
 print(f"{webmap.name}: {webmap.stat().st_size / 1024:,.0f} kB; open it in a web browser")
 
 # %% [markdown]

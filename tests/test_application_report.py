@@ -11,6 +11,7 @@ from pypdf import PdfReader
 
 from gis_sw.analysis.engine import complete_findings
 from gis_sw.analysis.findings import make_findings
+from gis_sw.api import Town
 from gis_sw.errors import OutputError
 from gis_sw.outputs.application import (
     DISCLAIMER,
@@ -24,6 +25,7 @@ from gis_sw.outputs.console import format_blocks
 from gis_sw.outputs.excel import sheet_names, write_summary_xlsx
 from gis_sw.outputs.index_page import index_html
 from gis_sw.ruleset import Ruleset
+from gis_sw.screening import Screening
 
 CRS = "EPSG:2260"
 HOSTILE = '<img src=x onerror="alert(1)">'
@@ -218,10 +220,7 @@ def test_sample_p07_report_and_index(tmp_path: Path, ruleset: Ruleset) -> None:
     )
     written = write_application_reports(
         tmp_path,
-        findings,
-        layers=layers,
-        proposals=proposals,
-        ruleset=ruleset,
+        Screening(Town(layers, ruleset), proposals, findings),
         stem=lambda p: p,
         proposal_ids=[pid],
     )
@@ -253,10 +252,7 @@ def sample_reports(tmp_path_factory: pytest.TempPathFactory, ruleset: Ruleset) -
     out = tmp_path_factory.mktemp("reports")
     written = write_application_reports(
         out,
-        findings,
-        layers=layers,
-        proposals=proposals,
-        ruleset=ruleset,
+        Screening(Town(layers, ruleset), proposals, findings),
         stem=lambda p: p,
         proposal_ids=ids,
     )

@@ -17,9 +17,12 @@ import shapely
 from click.testing import CliRunner
 from corpus import CRS, box, proposal_frames, write_town
 
+from gis_sw.api import Town
 from gis_sw.cli import cli
 from gis_sw.outputs.names import MAX_STEM, file_stems, files_by_id, sanitise
 from gis_sw.outputs.timeline import timeline_path
+from gis_sw.ruleset import load_ruleset
+from gis_sw.screening import Screening
 
 
 def hashed(stem: str, proposal_id: str) -> str:
@@ -177,7 +180,10 @@ def test_sheet_names_of_non_latin_ids_do_not_clash(tmp_path: Path) -> None:
     )
     proposals = make_proposals(CRS, disturbance)
     findings = gpd.GeoDataFrame({"proposal_id": []}, geometry=[], crs=CRS)
-    paths = sheet_paths(tmp_path, proposals=proposals, findings=findings, formats=("pdf",))
+    from gis_sw.layers.build import make_layerset
+
+    town = Town(make_layerset(CRS, {}), load_ruleset())
+    paths = sheet_paths(tmp_path, Screening(town, proposals, findings), formats=("pdf",))
     assert sorted(p.name for p in paths) == sorted(
         [hashed("proposal", "東京") + ".pdf", hashed("proposal", "大阪") + ".pdf"]
     )

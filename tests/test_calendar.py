@@ -27,6 +27,9 @@ from gis_sw.analysis.construction import (
     construction_period,
 )
 from gis_sw.analysis.context import CheckContext
+from gis_sw.analysis.findings import empty_findings
+from gis_sw.analysis.phasing import proposal_timeline
+from gis_sw.api import Town
 from gis_sw.errors import OutputError
 from gis_sw.layers.build import make_layerset, make_proposals
 from gis_sw.layers.proposals import Proposals
@@ -39,6 +42,7 @@ from gis_sw.outputs.calendar import (
 )
 from gis_sw.outputs.timeline import write_timeline, write_timelines
 from gis_sw.ruleset import Ruleset
+from gis_sw.screening import Screening
 
 APRIL_1, APRIL_30 = date(2026, 4, 1), date(2026, 4, 30)
 
@@ -328,13 +332,16 @@ def test_write_calendar_atomic_and_refuses_to_overwrite(ruleset: Ruleset, tmp_pa
 def test_timeline_png(ruleset: Ruleset, tmp_path: Path) -> None:
     proposals = make(ruleset, [("2026-04-01", "2026-06-30"), ("2026-05-01", "2026-08-31")])
     path = write_timeline(
-        tmp_path / "timeline.png", proposals=proposals, ruleset=ruleset, proposal_id="P1"
+        tmp_path / "timeline.png",
+        proposal_timeline(proposals, "P1"),
+        ruleset=ruleset,
+        proposal_id="P1",
     )
     assert path is not None
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     undated = make(ruleset, [(None, None)])
     none = write_timeline(
-        tmp_path / "none.png", proposals=undated, ruleset=ruleset, proposal_id="P1"
+        tmp_path / "none.png", proposal_timeline(undated, "P1"), ruleset=ruleset, proposal_id="P1"
     )
     assert none is None
     assert not (tmp_path / "none.png").exists()
@@ -351,7 +358,9 @@ def test_write_timelines_only_for_dated_proposals(ruleset: Ruleset, tmp_path: Pa
         crs=ruleset.working_crs,
     )
     proposals = make_proposals(ruleset.working_crs, frame)
-    written = write_timelines(tmp_path, proposals=proposals, ruleset=ruleset)
+    town = Town(make_layerset(ruleset.working_crs, {}), ruleset)
+    screening = Screening(town, proposals, empty_findings(ruleset.working_crs))
+    written = write_timelines(tmp_path, screening)
     name = "timeline_A_1-" + hashlib.sha256(b"A/1").hexdigest()[:10] + ".png"
     assert [p.name for p in written] == [name]
     assert sorted(p.name for p in tmp_path.iterdir()) == [name]

@@ -12,7 +12,7 @@ import shapely
 from click.testing import CliRunner
 
 from gis_sw.cli import cli
-from gis_sw.cli.calendar import RainfallError, read_rainfall
+from gis_sw.layers.rainfall import RainfallError, read_rainfall
 
 X0, Y0 = 683_000.0, 825_000.0
 RAIN_CSV = "date,inches\n2026-04-07,0.2\n2026-04-08,0.75\n2026-04-20,0.5\n2026-04-21,1.2\n"

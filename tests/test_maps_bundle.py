@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from maps_town import findings, proposals, town
 
+from gis_sw.api import Town
 from gis_sw.outputs.maps.bundle import MAP_CHOICES, map_paths, write_maps
+from gis_sw.screening import Screening
 
 
 def test_map_paths_are_the_files_written(tmp_path, ruleset):
     layers, props, found = town(), proposals(), findings(ruleset)
     ids = ["P-1", "P-HUGE"]
-    expected = map_paths(
-        tmp_path, proposals=props, findings=found, formats=MAP_CHOICES["png"], proposal_ids=ids
-    )
+    screening = Screening(Town(layers, ruleset), props, found)
+    expected = map_paths(tmp_path, screening, formats=MAP_CHOICES["png"], proposal_ids=ids)
     assert [p.name for p in expected] == [
         "P-1.png",
         "P-HUGE_key.png",
@@ -21,10 +22,7 @@ def test_map_paths_are_the_files_written(tmp_path, ruleset):
     ]
     written = write_maps(
         tmp_path,
-        layers=layers,
-        proposals=props,
-        findings=found,
-        ruleset=ruleset,
+        screening,
         formats=MAP_CHOICES["png"],
         proposal_ids=ids,
         siting=False,
@@ -39,8 +37,7 @@ def test_map_none_writes_nothing(tmp_path, ruleset):
     assert (
         map_paths(
             tmp_path,
-            proposals=proposals(),
-            findings=findings(ruleset),
+            Screening(Town(town(), ruleset), proposals(), findings(ruleset)),
             formats=MAP_CHOICES["none"],
             webmap=False,
         )

@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 
 from gis_sw.analysis.engine import run_rules
+from gis_sw.api import Town
 from gis_sw.layers.read import read_layers, read_proposals
 from gis_sw.outputs.maps.furniture import title_lines
 from gis_sw.outputs.maps.sheets import render_pages
+from gis_sw.screening import Screening
 
 SAMPLE = Path(__file__).parent.parent / "data" / "sample"
 CASES = ("P01-addition-r10", "P07-commercial-phased-7ac", "P14-wetland-floodplain")
@@ -23,9 +25,7 @@ def pages(ruleset):
     proposals = read_proposals(SAMPLE / "proposals.gpkg", ruleset=ruleset)
     findings = run_rules(layers, proposals, ruleset, select=["SW1", "SW2", "SW3"])
     return {
-        pid: render_pages(
-            pid, layers=layers, proposals=proposals, findings=findings, ruleset=ruleset
-        )
+        pid: render_pages(pid, Screening(Town(layers, ruleset), proposals, findings))
         for pid in CASES
     }
 

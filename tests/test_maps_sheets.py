@@ -16,11 +16,13 @@ from matplotlib.figure import Figure
 from pypdf.generic import ContentStream
 from pyproj import CRS, Proj, Transformer
 
+from gis_sw.api import Town
 from gis_sw.errors import InputFileError, OutputError
 from gis_sw.outputs.maps import write_sheets
 from gis_sw.outputs.maps.furniture import grid_convergence_deg
 from gis_sw.outputs.maps.labels import LabelItem, finding_label, place_labels, text_box
 from gis_sw.outputs.maps.scale import SHEETS, choose_scale, plan_sheets
+from gis_sw.screening import Screening
 
 RUN_DATE = dt.date(2026, 11, 29)
 
@@ -33,10 +35,7 @@ def sheets(tmp_path_factory: pytest.TempPathFactory, ruleset) -> dict[str, list[
     for pid in ("P-1", "P-BIG", "P-HUGE"):
         result[pid] = write_sheets(
             out,
-            layers=layers,
-            proposals=props,
-            findings=found,
-            ruleset=ruleset,
+            Screening(Town(layers, ruleset), props, found),
             formats=("pdf",),
             proposal_ids=[pid],
             run_date=RUN_DATE,
@@ -199,10 +198,7 @@ def test_map_book_when_the_site_is_too_big_for_1_in_50_ft(sheets):
 def test_ansi_d_sheet_and_png(tmp_path, ruleset):
     paths = write_sheets(
         tmp_path,
-        layers=town(),
-        proposals=proposals(),
-        findings=findings(ruleset),
-        ruleset=ruleset,
+        Screening(Town(town(), ruleset), proposals(), findings(ruleset)),
         formats=("pdf", "png"),
         sheet="ansi_d",
         proposal_ids=["P-1"],
@@ -214,10 +210,7 @@ def test_ansi_d_sheet_and_png(tmp_path, ruleset):
     with pytest.raises(OutputError, match="already exists"):
         write_sheets(
             tmp_path,
-            layers=town(),
-            proposals=proposals(),
-            findings=findings(ruleset),
-            ruleset=ruleset,
+            Screening(Town(town(), ruleset), proposals(), findings(ruleset)),
             sheet="ansi_d",
             proposal_ids=["P-1"],
         )
@@ -291,10 +284,7 @@ def test_local_geotiff_basemap_is_drawn_under_the_map(tmp_path, ruleset):
         dst.write(data)
     paths = write_sheets(
         tmp_path / "out",
-        layers=town(),
-        proposals=proposals(),
-        findings=findings(ruleset),
-        ruleset=ruleset,
+        Screening(Town(town(), ruleset), proposals(), findings(ruleset)),
         formats=("pdf",),
         proposal_ids=["P-1"],
         basemap=tif,
@@ -311,10 +301,7 @@ def test_unreadable_basemap_names_the_file(tmp_path, ruleset):
     with pytest.raises(InputFileError, match=r"not-a-tiff\.tif"):
         write_sheets(
             tmp_path / "out",
-            layers=town(),
-            proposals=proposals(),
-            findings=findings(ruleset),
-            ruleset=ruleset,
+            Screening(Town(town(), ruleset), proposals(), findings(ruleset)),
             formats=("pdf",),
             proposal_ids=["P-1"],
             basemap=bad,
@@ -326,10 +313,7 @@ def test_waived_finding_is_grey_and_says_so(tmp_path, ruleset):
     found.loc[found["rule_id"] == "SW205", "waived"] = True
     paths = write_sheets(
         tmp_path,
-        layers=town(),
-        proposals=proposals(),
-        findings=found,
-        ruleset=ruleset,
+        Screening(Town(town(), ruleset), proposals(), found),
         formats=("pdf",),
         proposal_ids=["P-1"],
     )

@@ -17,11 +17,13 @@ from shapely.geometry import LineString, Point, Polygon, box
 
 from gis_sw.analysis.engine import complete_findings
 from gis_sw.analysis.findings import FINDING_COLUMNS, make_findings
+from gis_sw.api import Town
 from gis_sw.errors import OutputError
 from gis_sw.outputs.geojson import write_findings_geojson
 from gis_sw.outputs.geopackage import write_findings_geopackage
 from gis_sw.outputs.summary import SUMMARY_COLUMNS, format_table, write_summary_csv
 from gis_sw.ruleset import Ruleset
+from gis_sw.screening import Screening
 
 CRS = "EPSG:2260"
 X0, Y0 = Transformer.from_crs("EPSG:4326", CRS, always_xy=True).transform(-73.79, 41.11)
@@ -187,11 +189,11 @@ def test_check_outputs_refuse_before_writing_anything(tmp_path: Path, ruleset: R
     )
     layers = make_layerset(CRS, {})
     (tmp_path / "summary.csv").write_text("old", encoding="utf-8")
-    kwargs: dict[str, Any] = {"layers": layers, "proposals": proposals, "ruleset": ruleset}
+    screening = Screening(Town(layers, ruleset), proposals, found)
     with pytest.raises(OutputError, match=r"summary\.csv already exists"):
-        write_check_outputs(tmp_path, found, **kwargs)
+        write_check_outputs(tmp_path, screening)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["summary.csv"]
-    written = write_check_outputs(tmp_path, found, overwrite=True, **kwargs)
+    written = write_check_outputs(tmp_path, screening, overwrite=True)
     assert [p.name for p in written] == [
         "findings.geojson",
         "findings_lines.geojson",

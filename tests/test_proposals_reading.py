@@ -21,10 +21,10 @@ import shapely
 from click.testing import CliRunner
 
 from gis_sw.cli import cli
-from gis_sw.cli.calendar import read_rainfall
 from gis_sw.errors import CRSError, InputFileError, LayerError
 from gis_sw.layers.proposal_columns import edit_distance, resolve_columns
 from gis_sw.layers.proposal_values import id_strings, normalise_dates
+from gis_sw.layers.rainfall import read_rainfall
 from gis_sw.layers.read import read_proposals
 from gis_sw.layers.specs import PROPOSAL_LAYERS
 from gis_sw.ruleset import Ruleset

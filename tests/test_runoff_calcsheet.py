@@ -8,11 +8,14 @@ import pandas as pd
 import pytest
 from matplotlib.backends.backend_pdf import PdfPages
 
+from gis_sw.analysis.findings import empty_findings
 from gis_sw.analysis.hydrology import calculation_sheet_for
 from gis_sw.analysis.runoff.sheet import SHEET_COLUMNS
+from gis_sw.api import Town
 from gis_sw.errors import OutputError
 from gis_sw.outputs.calcsheet import calc_sheet_figure, write_calc_sheet, write_run_calc_sheet
 from gis_sw.ruleset import Ruleset, parse_ruleset
+from gis_sw.screening import Screening
 from tests.test_runoff_site import lot_layers, lot_proposal
 
 
@@ -61,7 +64,8 @@ def test_figure_page_draws_tables(sheet: pd.DataFrame, tmp_path: Path) -> None:
 
 def test_run_calc_sheet_written_beside_findings(ruleset: Ruleset, tmp_path: Path) -> None:
     written = write_run_calc_sheet(
-        tmp_path, layers=lot_layers(), proposals=lot_proposal(), ruleset=ruleset
+        tmp_path,
+        Screening(Town(lot_layers(), ruleset), lot_proposal(), empty_findings(ruleset.working_crs)),
     )
     assert written == [tmp_path / "calcsheet.csv"]
     back = pd.read_csv(written[0])
@@ -72,7 +76,9 @@ def test_calc_sheet_page_of_the_pdf_map_set(ruleset: Ruleset, tmp_path: Path) ->
     from pypdf import PdfReader
 
     written = write_run_calc_sheet(
-        tmp_path, layers=lot_layers(), proposals=lot_proposal(), ruleset=ruleset, pdf=True
+        tmp_path,
+        Screening(Town(lot_layers(), ruleset), lot_proposal(), empty_findings(ruleset.working_crs)),
+        pdf=True,
     )
     assert written == [tmp_path / "calcsheet.csv", tmp_path / "calcsheet.pdf"]
     reader = PdfReader(tmp_path / "calcsheet.pdf")
@@ -88,7 +94,10 @@ def test_run_calc_sheet_skipped_without_hydrology_section(ruleset: Ruleset, tmp_
     data = {k: v for k, v in ruleset.raw.items() if k != "hydrology"}
     other_town = parse_ruleset(data)
     written = write_run_calc_sheet(
-        tmp_path, layers=lot_layers(), proposals=lot_proposal(), ruleset=other_town
+        tmp_path,
+        Screening(
+            Town(lot_layers(), other_town), lot_proposal(), empty_findings(other_town.working_crs)
+        ),
     )
     assert written == []
     assert not (tmp_path / "calcsheet.csv").exists()

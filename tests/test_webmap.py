@@ -11,8 +11,10 @@ import pytest
 from maps_town import EVIL, X0, Y0, findings, proposals, town
 from pyproj import Transformer
 
+from gis_sw.api import Town
 from gis_sw.errors import OutputError
 from gis_sw.outputs.webmap import build_layers, write_webmap
+from gis_sw.screening import Screening
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -31,10 +33,7 @@ def webmap(tmp_path_factory: pytest.TempPathFactory, ruleset) -> Path:
     out = tmp_path_factory.mktemp("webmap") / "webmap.html"
     return write_webmap(
         out,
-        layers=town(),
-        proposals=proposals(),
-        findings=findings(ruleset),
-        ruleset=ruleset,
+        Screening(Town(town(), ruleset), proposals(), findings(ruleset)),
         proposal_ids=["P-1"],
     )
 
@@ -57,10 +56,7 @@ def test_html_is_self_contained_and_escaped(webmap):
 
 def test_layer_feature_counts(ruleset):
     web_layers, bounds = build_layers(
-        layers=town(),
-        proposals=proposals(),
-        findings=findings(ruleset),
-        ruleset=ruleset,
+        Screening(Town(town(), ruleset), proposals(), findings(ruleset)),
         proposal_ids=["P-1"],
     )
     counts = {w.key: len(w.features["features"]) for w in web_layers}
@@ -84,10 +80,7 @@ def test_refuses_to_overwrite(webmap, ruleset):
     with pytest.raises(OutputError, match="already exists"):
         write_webmap(
             webmap,
-            layers=town(),
-            proposals=proposals(),
-            findings=findings(ruleset),
-            ruleset=ruleset,
+            Screening(Town(town(), ruleset), proposals(), findings(ruleset)),
         )
 
 

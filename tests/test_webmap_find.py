@@ -11,8 +11,10 @@ import pytest
 from test_webmap import CHROMIUM, CHROMIUM_ARGS
 
 from gis_sw.analysis.engine import run_rules
+from gis_sw.api import Town
 from gis_sw.layers.read import read_layers, read_proposals
 from gis_sw.outputs.webmap import write_webmap
+from gis_sw.screening import Screening
 
 SAMPLE = Path(__file__).parent.parent / "data" / "sample"
 P07 = "P07-commercial-phased-7ac"
@@ -32,10 +34,7 @@ def sample_map(tmp_path_factory: pytest.TempPathFactory, ruleset) -> Path:
     findings = pd.concat([findings, review], ignore_index=True)
     return write_webmap(
         tmp_path_factory.mktemp("findmap") / "webmap.html",
-        layers=layers,
-        proposals=proposals,
-        findings=findings,
-        ruleset=ruleset,
+        Screening(Town(layers, ruleset), proposals, findings),
         proposal_ids=[P01, P07],
     )
 

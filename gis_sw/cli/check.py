@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     import geopandas as gpd
 
     from gis_sw.analysis.waivers import Waiver, WaiverResult
-    from gis_sw.api import Screening, Town
+    from gis_sw.api import Screening
 
 log = logging.getLogger("gis_sw.cli.check")
 
@@ -129,15 +129,13 @@ def command(
         log.info("screening %d proposal(s) with %d rule(s)", len(proposals.ids), len(chosen))
         screening = town.screen(proposals, select=select, ignore=ignore, waivers=waivers)
         prof.mark("screen")
-        _warn_waivers(screening.waiver_results)
+        _warn_waivers(screening.waiver_results or ())
         _print_findings(screening.findings, details=details)
         if out_dir is not None:
             maps = options.FORMATS[map_choice] or None
             _write(
                 out_dir,
                 screening,
-                town,
-                waivers=waivers is not None,
                 maps=maps,
                 report=maps is not None if report is None else report,
                 overwrite=overwrite,
@@ -204,9 +202,7 @@ def _print_findings(findings: gpd.GeoDataFrame, *, details: bool) -> None:
 def _write(
     out_dir: Path,
     screening: Screening,
-    town: Town,
     *,
-    waivers: bool,
     maps: tuple[str, ...] | None,
     report: bool,
     overwrite: bool,
@@ -224,12 +220,8 @@ def _write(
         )
     written = write_check_outputs(
         out_dir,
-        screening.findings,
-        layers=town.layers,
-        proposals=screening.proposals,
-        ruleset=town.ruleset,
+        screening,
         overwrite=overwrite,
-        waiver_results=screening.waiver_results if waivers else None,
         maps=maps,
         report=report,
         progress=_progress,

@@ -86,6 +86,7 @@ def command(
         from gis_sw.outputs.maps.bundle import map_paths, write_maps
         from gis_sw.outputs.names import INDEX_NAME, file_stems, files_by_id, write_index
         from gis_sw.ruleset import load_ruleset
+        from gis_sw.screening import Screening
 
         prof.imported("gis_sw.api")
         ruleset = load_ruleset(ruleset_name)
@@ -104,23 +105,22 @@ def command(
         log.info("screening %d proposal(s)", len(ids))
         findings = town.screen(proposals.subset(ids)).findings
         prof.mark("screen")
+        # the sheets name files after every proposal of the file, the findings are the subset's
+        screening = Screening(town, proposals, findings)
         drawn: dict[str, Any] = {
-            "proposals": proposals,
-            "findings": findings,
             "formats": options.FORMATS[fmt],
             "sheet": sheet,
             "webmap": webmap,
             "proposal_ids": ids,
         }
-        targets = map_paths(out_dir, **drawn)
+        targets = map_paths(out_dir, screening, **drawn)
         stems = file_stems(proposals.ids)
         index = out_dir / INDEX_NAME if files_by_id(stems, targets) else None
         for path in [*targets, *([index] if index else [])]:
             check_writable(path, overwrite=overwrite)
         written = write_maps(
             out_dir,
-            layers=town.layers,
-            ruleset=ruleset,
+            screening,
             siting=siting,
             basemap=basemap,
             overwrite=overwrite,

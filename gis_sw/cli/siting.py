@@ -11,83 +11,19 @@ per parcel.  The town is read with :func:`gis_sw.read_town`.
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 
 import click
-import geopandas as gpd
-import numpy as np
-import pyogrio
-import shapely
 
 from gis_sw.cli import options
 from gis_sw.cli.profile import profiled
-from gis_sw.outputs.atomic import atomic_path, check_writable, output_group
-
-
-def _plain(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
-    out = frame.copy()
-    geoms = out.geometry.to_numpy()
-    polygonal = np.asarray(geoms, dtype=object).copy()
-    keep = (~shapely.is_empty(polygonal)) & np.isin(shapely.get_type_id(polygonal), [3, 6])
-    collections = shapely.get_type_id(polygonal) == 7
-    for pos in np.flatnonzero(collections):
-        parts = shapely.get_parts(polygonal[pos])
-        polys = parts[shapely.get_type_id(parts) == 3]
-        polygonal[pos] = shapely.multipolygons(polys) if len(polys) else None
-        keep[pos] = len(polys) > 0
-    polygonal[~keep] = None
-    out = out.set_geometry(gpd.GeoSeries(polygonal, index=out.index, crs=frame.crs))
-    out["area_sqft"] = out["area_sqft"].astype("float64")
-    out["depth_ft"] = out["depth_ft"].astype("float64")
-    return out
-
+from gis_sw.outputs.atomic import check_writable, output_group
 
 MAX_SHEET_PARCELS = 25
 """More parcels than this get no siting sheet (choose them with ``--parcel``)."""
 
 DEVICE_CLASSES = ("roof", "vehicle")
 """``--device-class`` values: those of :class:`gis_sw.analysis.siting.DeviceClass`."""
-
-
-def write_siting(
-    out_dir: Path, polygons: gpd.GeoDataFrame, *, overwrite: bool = False, group: bool = True
-) -> list[Path]:
-    """Write ``siting.geojson`` and ``siting.gpkg``; both are checked before either is written.
-
-    With ``group=False`` the files join the caller's
-    :func:`~gis_sw.outputs.atomic.output_group` instead of forming their own.
-
-    Raises
-    ------
-    OutputError
-        If a file exists and ``overwrite`` is False, or a file cannot be written.
-    """
-    targets = [out_dir / "siting.geojson", out_dir / "siting.gpkg"]
-    for path in targets:
-        check_writable(path, overwrite=overwrite)
-    frame = _plain(polygons)
-    with output_group() if group else contextlib.nullcontext():  # together, or neither
-        with atomic_path(targets[0], overwrite=overwrite) as tmp:
-            pyogrio.write_dataframe(
-                frame,
-                tmp,
-                driver="GeoJSON",
-                layer="siting",
-                geometry_type="MultiPolygon",
-                promote_to_multi=True,
-                layer_options={"RFC7946": "YES", "COORDINATE_PRECISION": "7"},
-            )
-        with atomic_path(targets[1], overwrite=overwrite) as tmp:
-            pyogrio.write_dataframe(
-                frame,
-                tmp,
-                driver="GPKG",
-                layer="siting",
-                geometry_type="MultiPolygon",
-                promote_to_multi=True,
-            )
-    return targets
 
 
 @click.command("siting")
@@ -147,6 +83,7 @@ def command(
         from gis_sw.analysis.siting import siting_polygons
         from gis_sw.api import setback_lines
         from gis_sw.outputs.maps.siting_sheet import siting_sheet_paths, write_siting_sheets
+        from gis_sw.outputs.siting_files import write_siting
         from gis_sw.redact import shown
         from gis_sw.ruleset import load_ruleset
 
@@ -177,8 +114,7 @@ def command(
                     out_dir,
                     polygons,
                     setbacks,
-                    layers=town.layers,
-                    ruleset=ruleset,
+                    town=town,
                     formats=formats,
                     overwrite=overwrite,
                     group=False,

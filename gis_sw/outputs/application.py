@@ -110,7 +110,7 @@ def _plural(n: int, word: str) -> str:
 
 
 def verdict_sentence(counts: dict[str, int]) -> str:
-    """The verdict in one sentence, from the counts of unwaived findings by outcome.
+    """Return the verdict in one sentence, from the counts of unwaived findings by outcome.
 
     >>> verdict_sentence({"fail": 1, "review": 2, "required": 3})
     'Does not comply as proposed: 1 rule fails; 2 findings need review; 3 obligations attach.'
@@ -319,8 +319,11 @@ class _Cursor:
 
 
 def _short(item: FindingLine) -> str:
-    """One line of an obligation: ``SW101 Town ... permit threshold (§ 183-12A): 304,920 sq ft
-    against 250 sq ft``."""
+    """Return one line of an obligation.
+
+    For example ``SW101 Town ... permit threshold (§ 183-12A): 304,920 sq ft against 250 sq
+    ft``.
+    """
     figures = ""
     if item.measured and item.limit:
         figures = f": {item.measured} against {item.limit}"
@@ -355,7 +358,7 @@ def summary_figures(
     run_date: str,
     version: str,
 ) -> list[Figure]:
-    """The summary pages of one application's report (letter, portrait)."""
+    """Draw the summary pages of one application's report (letter, portrait)."""
     footer = (
         f"Ruleset {ruleset_name}, version {ruleset_version} · run {run_date} · "
         f"gis-sw {version} · {DISCLAIMER}"
@@ -412,8 +415,9 @@ def write_application_report(
     after: Sequence[Figure] = (),
     overwrite: bool = False,
 ) -> Path:
-    """Write ``pages``, then ``attachments`` (whole PDFs, or ``(pdf, page index)``), then
-    ``after`` as one PDF, atomically.
+    """Write ``pages``, ``attachments`` and ``after`` as one PDF, atomically.
+
+    ``attachments`` are whole PDFs, or ``(pdf, page index)``.
 
     Raises
     ------

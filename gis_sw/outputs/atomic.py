@@ -60,8 +60,10 @@ def check_writable(path: Path, *, overwrite: bool) -> None:
 
 
 def check_all_writable(paths: Iterable[Path], *, overwrite: bool) -> None:
-    """:func:`check_writable` for a whole set, folders first: an output name that is a
-    folder is reported before any existing file, since ``--overwrite`` cannot fix it.
+    """Run :func:`check_writable` over a whole set, folders first.
+
+    An output name that is a folder is reported before any existing file, since
+    ``--overwrite`` cannot fix it.
 
     Raises
     ------
@@ -81,7 +83,7 @@ _GROUP: ContextVar[list[tuple[Path, Path]] | None] = ContextVar("gis_sw_output_g
 
 @contextlib.contextmanager
 def output_group() -> Iterator[None]:
-    """Outputs written inside appear together at the end, or (on any error) not at all.
+    """Publish the outputs written inside together at the end, or (on any error) none.
 
     Within the block, :func:`atomic_path` writes and syncs each temporary file but defers
     its rename; the renames happen one after another when the block ends without error.  On
@@ -103,8 +105,10 @@ def output_group() -> Iterator[None]:
 
 
 def readable(path: str | Path) -> Path:
-    """Where ``path``'s content is now: inside an :func:`output_group`, a file written but
-    not yet published is still its temporary file; otherwise ``path`` itself.
+    """Return where ``path``'s content is now.
+
+    Inside an :func:`output_group`, a file written but not yet published is still its
+    temporary file; otherwise ``path`` itself.
 
     Lets an output built from earlier outputs of the same set (a report that appends the
     sheets) read them before the set is published.
@@ -202,7 +206,7 @@ LOW_SPACE_BYTES = 1 << 20
 
 
 def _is_gdal_error(exc: BaseException) -> bool:
-    """An error of pyogrio's writers (DataSourceError, FeatureError ...), without importing it."""
+    """Return True for an error of pyogrio's writers (DataSourceError ...), not importing it."""
     return type(exc).__module__.startswith("pyogrio")
 
 
@@ -241,7 +245,7 @@ _GDAL_SIDECARS = r"(?:-journal|-wal|-shm)?"
 
 
 def temp_pattern(target: Path) -> re.Pattern[str]:
-    """The names :func:`atomic_path` gives temporary files of ``target`` (and GDAL's sidecars)."""
+    """Return the names :func:`atomic_path` gives temporary files of ``target`` (and sidecars)."""
     target = Path(target)
     return re.compile(
         rf"^\.{re.escape(target.stem)}\.{_TEMP_RANDOM}\.tmp{re.escape(target.suffix)}"
@@ -272,7 +276,7 @@ def clean_stale_temps(folder: Path, names: Iterable[str]) -> list[Path]:
 
 
 def input_identities(inputs: Mapping[str, Path]) -> dict[object, str]:
-    """Resolved paths and ``(st_dev, st_ino)`` of each input file, to what it is.
+    """Return the resolved path and ``(st_dev, st_ino)`` of each input file, to what it is.
 
     ``inputs`` maps a description (``"the parcels layer"``) to a path; missing paths are
     skipped (a PostGIS source has none).

@@ -1,6 +1,6 @@
 """The runoff calculation sheet as CSV and as a page of the PDF map set.
 
-The table comes from :func:`gis_sw.analysis.hydrology.calculation_sheet_for` (columns
+The table is the screening's (:attr:`gis_sw.screening.Screening.calc_sheet`, columns
 :data:`gis_sw.analysis.runoff.sheet.SHEET_COLUMNS`); this module only formats and writes it.
 """
 
@@ -10,17 +10,17 @@ import logging
 import math
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 from matplotlib.figure import Figure
 
-from gis_sw.errors import RulesetError
-from gis_sw.layers.layerset import LayerSet
-from gis_sw.layers.proposals import Proposals
 from gis_sw.outputs.atomic import atomic_path
 from gis_sw.outputs.csvcells import CSV_ENCODING, csv_frame
 from gis_sw.ruleset import Ruleset
+
+if TYPE_CHECKING:
+    from gis_sw.screening import Screening
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ MAX_PAGE_ROWS = 46
 
 
 def rounded(table: pd.DataFrame) -> pd.DataFrame:
-    """The sheet with each numeric column rounded to :data:`DECIMALS`."""
+    """Return the sheet with each numeric column rounded to :data:`DECIMALS`."""
     out = table.copy()
     for column, places in DECIMALS.items():
         if column in out.columns:
@@ -108,32 +108,31 @@ def write_calc_sheet_pdf(
 
 def write_run_calc_sheet(
     out_dir: str | Path,
+    screening: Screening,
     *,
-    layers: LayerSet,
-    proposals: Proposals,
-    ruleset: Ruleset,
     overwrite: bool = False,
     pdf: bool = False,
 ) -> list[Path]:
-    """Compute and write ``calcsheet.csv`` for a check run (and ``calcsheet.pdf`` with
-    ``pdf``); [] when the ruleset has no hydrology.
+    """Write the screening's ``calcsheet.csv`` (and ``calcsheet.pdf`` with ``pdf``).
+
+    Returns
+    -------
+    list of Path
+        The files written; [] when the ruleset has no hydrology
+        (:attr:`gis_sw.screening.Screening.calc_sheet` is None).
 
     Raises
     ------
     OutputError
         If an output exists without ``overwrite`` or cannot be written.
     """
-    from gis_sw.analysis.hydrology import calculation_sheet_for
-
-    try:
-        table = calculation_sheet_for(layers, proposals, ruleset)
-    except RulesetError as exc:
-        logger.warning("calcsheet.csv not written: %s", exc)
+    table = screening.calc_sheet
+    if table is None:
         return []
     written = [write_calc_sheet(table, Path(out_dir) / "calcsheet.csv", overwrite=overwrite)]
     if pdf:
         page = write_calc_sheet_pdf(
-            table, Path(out_dir) / "calcsheet.pdf", ruleset=ruleset, overwrite=overwrite
+            table, Path(out_dir) / "calcsheet.pdf", ruleset=screening.ruleset, overwrite=overwrite
         )
         written += [page] if page is not None else []
     return written

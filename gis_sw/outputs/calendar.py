@@ -1,8 +1,8 @@
-"""Write a construction calendar as CSV and as iCalendar (RFC 5545) for site staff.
+r"""Write a construction calendar as CSV and as iCalendar (RFC 5545) for site staff.
 
 The ``.ics`` holds one all-day event per dated duty (``DTSTART;VALUE=DATE``, ``DTEND`` the
 next day), lines end in CRLF and are folded at 75 octets without splitting a UTF-8
-character, text values are escaped (``\\``, ``;``, ``,``, newline), and every ``UID`` is a
+character, text values are escaped (``\``, ``;``, ``,``, newline), and every ``UID`` is a
 hash of the proposal id, the kind of duty and its date, so a re-generated calendar updates
 the events already imported instead of duplicating them.  Notices whose milestone has no
 date are listed in the CSV (empty date) and in the description of the first notice.
@@ -39,13 +39,14 @@ class CalendarRow:
 
     @property
     def uid(self) -> str:
+        """Return the event's stable UID (a hash of proposal, kind and day)."""
         when = self.day.isoformat() if self.day else self.summary
         key = "\x1f".join((self.proposal_id, self.kind, when))
         return f"{hashlib.sha256(key.encode('utf-8')).hexdigest()[:24]}@{UID_DOMAIN}"
 
 
 def calendar_rows(calendar: ConstructionCalendar, *, proposal_id: str) -> list[CalendarRow]:
-    """The calendar as rows: dated duties by date (notices first on a day), then undated."""
+    """Return the calendar as rows: dated duties by date (notices first), then undated."""
     rows: list[CalendarRow] = []
     for notice in calendar.notices:
         if notice.milestone_date is None:
@@ -132,7 +133,7 @@ def ics_bytes(
     name: str,
     generated: datetime | None = None,
 ) -> bytes:
-    """An RFC 5545 calendar of the dated rows (all-day events)."""
+    """Return an RFC 5545 calendar of the dated rows (all-day events)."""
     stamp = (generated or datetime.now(UTC)).astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
     undated = [r for r in rows if r.day is None]
     lines = [

@@ -66,8 +66,11 @@ def csv_row(values: Iterable[object]) -> list[object]:
 
 
 def csv_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy of ``frame`` whose text cells are safe (:func:`csv_cell`); number columns and
-    the column names are kept as they are, except a name that would itself run."""
+    """Return a copy of ``frame`` whose text cells are safe (:func:`csv_cell`).
+
+    Number columns and the column names are kept as they are, except a name that would
+    itself run.
+    """
     out = frame.copy()
     for column in out.columns:
         series = out[column]
@@ -80,7 +83,7 @@ def csv_frame(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def unescape_cell(value: object) -> object:
-    """The text a user meant, from a cell :func:`csv_cell` wrote (``'=x`` gives ``=x``)."""
+    """Return the text a user meant, from a cell :func:`csv_cell` wrote (``'=x``: ``=x``)."""
     if isinstance(value, str) and value.startswith("'") and value[1:].startswith(FORMULA_STARTS):
         return value[1:]
     return value

@@ -14,8 +14,8 @@ import datetime as dt
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import geopandas as gpd
 import pandas as pd
 
 from gis_sw import __version__
@@ -31,7 +31,9 @@ from gis_sw.outputs.application import (
 )
 from gis_sw.outputs.atomic import readable
 from gis_sw.outputs.index_page import index_html, write_index_html
-from gis_sw.ruleset import Ruleset
+
+if TYPE_CHECKING:
+    from gis_sw.screening import Screening
 
 Progress = Callable[[Iterable[str]], Iterable[str]]
 """Wraps a loop over proposal ids (the CLI passes a progress bar)."""
@@ -52,8 +54,10 @@ def _text(value: object) -> str:
 def application_site(
     layers: LayerSet, proposals: Proposals, proposal_id: str
 ) -> tuple[tuple[ParcelLine, ...], tuple[str, ...]]:
-    """The parcels (with address and owner when the layer has them) and zones under one
-    application's disturbance."""
+    """Return the parcels and zones under one application's disturbance.
+
+    Parcels carry their address and owner when the layer has them.
+    """
     mine = proposals.disturbance[proposals.disturbance["proposal_id"].astype(str) == proposal_id]
     if len(mine) == 0:
         return (), ()
@@ -104,11 +108,8 @@ def report_paths(
 
 def write_application_reports(
     out_dir: str | Path,
-    findings: gpd.GeoDataFrame,
+    screening: Screening,
     *,
-    layers: LayerSet,
-    proposals: Proposals,
-    ruleset: Ruleset,
     stem: Callable[[str], str],
     sheet_pdfs: Mapping[str, Sequence[Path]] | None = None,
     calc_pdf: Path | None = None,
@@ -125,10 +126,9 @@ def write_application_reports(
     ----------
     out_dir
         The run's output folder; each report goes to ``out_dir / stem(id) / report.pdf``.
-    findings
-        The run's findings (after waivers).
-    layers, proposals, ruleset
-        The run's inputs (parcels, zones and addresses for the title; dates for the chart).
+    screening
+        The run's screening: its findings (after waivers), the town's parcels, zones and
+        addresses for the title, each proposal's phasing timeline for the chart.
     stem
         Folder name of an application (unique per id).
     sheet_pdfs
@@ -161,9 +161,10 @@ def write_application_reports(
     OutputError
         If a file exists without ``overwrite`` or cannot be written.
     """
-    from gis_sw.analysis.phasing import proposal_timeline
     from gis_sw.outputs.timeline import timeline_figure
 
+    layers, proposals, ruleset = screening.layers, screening.proposals, screening.ruleset
+    findings = screening.findings
     out = Path(out_dir)
     date_text = (run_date or dt.datetime.now(tz=dt.UTC).date()).isoformat()
     footer = (
@@ -189,7 +190,7 @@ def write_application_reports(
             version=__version__,
         )
         after = []
-        timeline = proposal_timeline(proposals, pid)
+        timeline = screening.timeline(pid)
         if timeline is not None:
             limit = ruleset.phasing.max_disturbed_acres
             chart = timeline_figure(

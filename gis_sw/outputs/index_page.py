@@ -42,7 +42,7 @@ def index_html(
     footer: str,
     top_links: Sequence[tuple[str, str]] = (),
 ) -> str:
-    """The page's HTML.
+    """Return the page's HTML.
 
     Parameters
     ----------

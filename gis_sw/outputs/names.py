@@ -81,13 +81,13 @@ FALLBACK_STEM = "proposal"
 
 
 def sanitise(proposal_id: str) -> str:
-    """The id with every run of unsafe characters turned into ``_`` (no hash, not unique)."""
+    """Return the id with each run of unsafe characters turned into ``_`` (not unique)."""
     text = _UNSAFE.sub("_", str(proposal_id)).strip("._-")
     return text[:MAX_STEM].rstrip("._-") or FALLBACK_STEM
 
 
 def id_hash(proposal_id: str) -> str:
-    """The stable short hash of an id (:data:`HASH_CHARS` hex digits of SHA-256 of UTF-8)."""
+    """Return the stable short hash of an id (:data:`HASH_CHARS` hex digits of SHA-256)."""
     return hashlib.sha256(str(proposal_id).encode("utf-8", "surrogatepass")).hexdigest()[
         :HASH_CHARS
     ]
@@ -105,7 +105,7 @@ def _clashes_with_set(stem: str) -> bool:
 
 
 def file_stems(proposal_ids: Iterable[str]) -> dict[str, str]:
-    """A unique file stem for each id of a run (see the module docstring).
+    """Return a unique file stem for each id of a run (see the module docstring).
 
     Pass every id of the run (not only the ones drawn now), so that an id's stem does not
     depend on which subset is written.
@@ -133,7 +133,7 @@ def file_stems(proposal_ids: Iterable[str]) -> dict[str, str]:
 
 
 def file_stem(proposal_id: str, proposal_ids: Iterable[str] | None = None) -> str:
-    """The stem of one id among ``proposal_ids`` (the whole run; default: the id alone)."""
+    """Return the stem of one id among ``proposal_ids`` (the whole run; default: the id)."""
     ids = [proposal_id] if proposal_ids is None else [*proposal_ids, proposal_id]
     return file_stems(ids)[str(proposal_id)]
 
@@ -143,7 +143,7 @@ INDEX_COLUMNS: tuple[str, ...] = ("proposal_id", "file_stem", "files")
 
 
 def index_frame(stems: Mapping[str, str], files: Mapping[str, Sequence[str]]) -> pd.DataFrame:
-    """The id-to-file table: one row per id, its stem and the files written for it.
+    """Write the id-to-file table: one row per id, its stem and the files written for it.
 
     Parameters
     ----------
@@ -166,8 +166,10 @@ _PAGE_SUFFIX = re.compile(r"_(?:key|sheet-[A-Za-z0-9]+)$")
 
 
 def files_by_id(stems: Mapping[str, str], paths: Iterable[Path]) -> dict[str, list[str]]:
-    """Which proposal each per-proposal file belongs to (``<stem>.pdf``, ``<stem>_key.png``,
-    ``<stem>_sheet-2.png``, ``timeline_<stem>.png``); files of the whole set are left out.
+    """Return which proposal each per-proposal file belongs to.
+
+    Files ``<stem>.pdf``, ``<stem>_key.png``, ``<stem>_sheet-2.png``,
+    ``timeline_<stem>.png``; files of the whole set are left out.
 
     Unambiguous because no stem ends like a map book page or starts with a reserved prefix.
     """

@@ -30,13 +30,10 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import geopandas as gpd
 import pandas as pd
 
-from gis_sw.analysis.waivers import WaiverResult
-from gis_sw.layers.layerset import LayerSet
-from gis_sw.layers.proposals import Proposals
 from gis_sw.outputs.atomic import (
     check_all_writable,
     clean_stale_temps,
@@ -52,7 +49,10 @@ from gis_sw.outputs.geopackage import write_findings_geopackage
 from gis_sw.outputs.names import INDEX_NAME, file_stems, files_by_id, write_index
 from gis_sw.outputs.summary import write_summary_csv
 from gis_sw.outputs.timeline import timeline_path, write_timelines
-from gis_sw.ruleset import Ruleset
+
+if TYPE_CHECKING:
+    from gis_sw.outputs.maps.town_layers import TownData
+    from gis_sw.screening import Screening, WaiverResult
 
 __all__ = ["CHECK_OUTPUTS", "waivers_frame", "write_check_outputs"]
 
@@ -86,13 +86,10 @@ def waivers_frame(results: Sequence[WaiverResult]) -> pd.DataFrame:
 
 def write_check_outputs(
     out_dir: str | Path,
-    findings: gpd.GeoDataFrame,
+    screening: Screening,
     *,
-    layers: LayerSet,
-    proposals: Proposals,
-    ruleset: Ruleset,
+    town: TownData | None = None,
     overwrite: bool = False,
-    waiver_results: Sequence[WaiverResult] | None = None,
     maps: Sequence[str] | None = None,
     report: bool = False,
     progress: Progress | None = None,
@@ -103,22 +100,22 @@ def write_check_outputs(
     ----------
     out_dir
         Folder for the outputs (created when missing).
-    findings
-        Output of :func:`gis_sw.analysis.engine.run_rules` (after waivers).
-    layers, proposals, ruleset
-        The run's inputs, for outputs that draw them (maps, phasing chart).
+    screening
+        What :meth:`gis_sw.api.Town.screen` found (waivers applied); ``waivers.csv`` is
+        written when waivers were given (``screening.waiver_results`` is not None).
+    town
+        The town screened, when given: it must be the screening's own.
     overwrite
         Replace existing outputs.
-    waiver_results
-        What each waiver did; writes ``waivers.csv`` when given.
+    maps
+        Formats of the map sheets (``("pdf", "png")``, one of them, or none), written with
+        ``webmap.html`` by :func:`gis_sw.outputs.maps.bundle.write_maps` and a phasing chart
+        per proposal; None: no map and no per-proposal drawing (none is computed either).
     report
         Also write ``<application>/report.pdf`` for every proposal and ``index.html``
         (:mod:`gis_sw.outputs.deliverable`).
     progress
         Wraps the per-proposal loops of the sheets and reports (a progress bar from the CLI).
-    maps
-        Formats of the map sheets (``("pdf", "png")``, one of them, or none), written with
-        ``webmap.html`` by :func:`gis_sw.outputs.maps.bundle.write_maps`; None: no map.
 
     Returns
     -------
@@ -130,71 +127,33 @@ def write_check_outputs(
     OutputError
         If an output exists and ``overwrite`` is False (checked before anything is written),
         or a file cannot be written.
+    ValueError
+        If ``town`` is not the town the screening was made by.
     """
+    if town is not None and town is not screening.town:
+        raise ValueError("write_check_outputs: the screening was made by another town")
     out_dir = Path(out_dir)
-    planned = planned_outputs(
-        out_dir,
-        findings,
-        proposals=proposals,
-        waivers=waiver_results is not None,
-        maps=maps,
-        report=report,
-    )
+    planned = planned_outputs(out_dir, screening, maps=maps, report=report)
     check_all_writable(planned, overwrite=overwrite)
     clean_stale_temps(out_dir, [p.name for p in planned])  # left by a killed run
     with output_group():
-        written = write_findings_geojson(out_dir, findings, overwrite=overwrite)
-        written.append(
-            write_findings_geopackage(out_dir / "findings.gpkg", findings, overwrite=overwrite)
-        )
-        written.append(write_summary_csv(out_dir / "summary.csv", findings, overwrite=overwrite))
-        written.append(write_summary_xlsx(out_dir / XLSX_NAME, findings, overwrite=overwrite))
-        if waiver_results is not None:
-            buffer = io.StringIO()
-            csv_frame(waivers_frame(waiver_results)).to_csv(
-                buffer, index=False, lineterminator="\n"
-            )
-            written.append(
-                write_text_atomic(
-                    out_dir / "waivers.csv", excel_text(buffer.getvalue()), overwrite=overwrite
-                )
-            )
+        written = _write_findings(out_dir, screening, overwrite=overwrite)
         if maps is not None:  # a chart per proposal only when drawings are asked for
             written += write_timelines(
-                out_dir,
-                proposals=proposals,
-                ruleset=ruleset,
-                overwrite=overwrite,
-                per_application=True,
+                out_dir, screening, overwrite=overwrite, per_application=True
             )
         written += write_run_calc_sheet(
-            out_dir,
-            layers=layers,
-            proposals=proposals,
-            ruleset=ruleset,
-            overwrite=overwrite,
-            pdf=maps is not None and "pdf" in maps,
+            out_dir, screening, overwrite=overwrite, pdf=maps is not None and "pdf" in maps
         )
         if maps is not None:
             from gis_sw.outputs.maps.bundle import write_maps
 
-            written += write_maps(
-                out_dir,
-                layers=layers,
-                proposals=proposals,
-                findings=findings,
-                ruleset=ruleset,
-                formats=maps,
-                overwrite=overwrite,
-            )
-        stems = file_stems(proposals.ids)
+            written += write_maps(out_dir, screening, formats=maps, overwrite=overwrite)
+        stems = file_stems(screening.proposals.ids)
         if report:
             written += _write_reports(
                 out_dir,
-                findings,
-                layers=layers,
-                proposals=proposals,
-                ruleset=ruleset,
+                screening,
                 stems=stems,
                 written=written,
                 overwrite=overwrite,
@@ -205,16 +164,38 @@ def write_check_outputs(
     return written
 
 
+def _write_findings(out_dir: Path, screening: Screening, *, overwrite: bool) -> list[Path]:
+    """Write the findings files, the summaries and ``waivers.csv``; the files written."""
+    findings = screening.findings
+    written = write_findings_geojson(out_dir, findings, overwrite=overwrite)
+    written.append(
+        write_findings_geopackage(out_dir / "findings.gpkg", findings, overwrite=overwrite)
+    )
+    written.append(write_summary_csv(out_dir / "summary.csv", findings, overwrite=overwrite))
+    written.append(write_summary_xlsx(out_dir / XLSX_NAME, findings, overwrite=overwrite))
+    if screening.waiver_results is not None:
+        buffer = io.StringIO()
+        csv_frame(waivers_frame(screening.waiver_results)).to_csv(
+            buffer, index=False, lineterminator="\n"
+        )
+        written.append(
+            write_text_atomic(
+                out_dir / "waivers.csv", excel_text(buffer.getvalue()), overwrite=overwrite
+            )
+        )
+    return written
+
+
 def planned_outputs(
     out_dir: Path,
-    findings: gpd.GeoDataFrame,
+    screening: Screening,
     *,
-    proposals: Proposals,
-    waivers: bool,
     maps: Sequence[str] | None,
     report: bool = False,
 ) -> list[Path]:
-    """Every file a check run may write, so existing ones are refused before any write."""
+    """Return every file a check run may write, so existing ones are refused before any write."""
+    proposals = screening.proposals
+    waivers = screening.waiver_results is not None
     names = [*CHECK_OUTPUTS, "calcsheet.csv", *(["waivers.csv"] if waivers else [])]
     names += ["calcsheet.pdf"] if maps is not None and "pdf" in maps else []
     paths = [out_dir / name for name in names]
@@ -229,7 +210,7 @@ def planned_outputs(
         ]
         from gis_sw.outputs.maps.bundle import map_paths
 
-        paths += map_paths(out_dir, proposals=proposals, findings=findings, formats=maps)
+        paths += map_paths(out_dir, screening, formats=maps)
     if report:
         paths += report_paths(out_dir, proposals.ids, stems.__getitem__)
     if files_by_id(stems, paths):
@@ -239,17 +220,14 @@ def planned_outputs(
 
 def _write_reports(
     out_dir: Path,
-    findings: gpd.GeoDataFrame,
+    screening: Screening,
     *,
-    layers: LayerSet,
-    proposals: Proposals,
-    ruleset: Ruleset,
     stems: dict[str, str],
     written: Sequence[Path],
     overwrite: bool,
     progress: Progress | None,
 ) -> list[Path]:
-    """Each application's report (its sheets and calc sheet page appended) and index.html."""
+    """Write each application's report (its sheets and calc sheet page appended), index.html."""
     by_id = files_by_id(stems, written)
     sheet_pdfs = {
         pid: [out_dir / name for name in names if name.endswith(".pdf")]
@@ -270,10 +248,7 @@ def _write_reports(
     calc = out_dir / "calcsheet.pdf"
     return write_application_reports(
         out_dir,
-        findings,
-        layers=layers,
-        proposals=proposals,
-        ruleset=ruleset,
+        screening,
         stem=stems.__getitem__,
         sheet_pdfs=sheet_pdfs,
         links=links,

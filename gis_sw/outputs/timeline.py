@@ -11,23 +11,25 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
 from matplotlib.figure import Figure
 
-from gis_sw.analysis.phasing import Timeline, proposal_timeline
-from gis_sw.layers.proposals import Proposals
 from gis_sw.outputs.atomic import atomic_path
 from gis_sw.outputs.names import file_stem, file_stems
 from gis_sw.ruleset import Ruleset
+
+if TYPE_CHECKING:
+    from gis_sw.screening import Screening, Timeline
 
 log = logging.getLogger(__name__)
 
 
 def timeline_figure(timeline: Timeline, *, limit_acres: float, title: str) -> Figure:
-    """A figure of one timeline (6.5 x 3.5 in)."""
+    """Draw one timeline as a figure (6.5 x 3.5 in)."""
     fig = Figure(figsize=(6.5, 3.5), dpi=150)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
@@ -72,20 +74,38 @@ def timeline_figure(timeline: Timeline, *, limit_acres: float, title: str) -> Fi
 
 def write_timeline(
     path: str | Path,
+    timeline: Timeline | None,
     *,
-    proposals: Proposals,
     ruleset: Ruleset,
     proposal_id: str,
     overwrite: bool = True,
 ) -> Path | None:
-    """Write the timeline PNG of one proposal; None (nothing written) without dated phases.
+    """Write the timeline PNG of one proposal; None (nothing written) without a timeline.
+
+    Parameters
+    ----------
+    path
+        The PNG to write.
+    timeline
+        The proposal's disturbed area over time
+        (:meth:`gis_sw.screening.Screening.timeline`); None when no phase is dated.
+    ruleset
+        Gives the five-acre limit drawn.
+    proposal_id
+        Named in the title.
+    overwrite
+        Replace an existing file.
+
+    Returns
+    -------
+    Path or None
+        The file written.
 
     Raises
     ------
     OutputError
         If ``path`` exists and ``overwrite`` is False, or it cannot be written.
     """
-    timeline = proposal_timeline(proposals, proposal_id)
     if timeline is None:
         log.info("proposal %s has no dated disturbance: no timeline chart", proposal_id)
         return None
@@ -105,9 +125,11 @@ def timeline_path(
     stems: Mapping[str, str] | None = None,
     per_application: bool = False,
 ) -> Path:
-    """``timeline_<stem>.png`` in ``folder`` (in ``folder/<stem>/`` with ``per_application``);
-    the stem from ``stems`` (every id of the run, :func:`gis_sw.outputs.names.file_stems`),
-    else of the id alone."""
+    """Return ``timeline_<stem>.png`` in ``folder`` (``folder/<stem>/`` with ``per_application``).
+
+    The stem comes from ``stems`` (every id of the run,
+    :func:`gis_sw.outputs.names.file_stems`), else from the id alone.
+    """
     stem = stems[str(proposal_id)] if stems is not None else file_stem(str(proposal_id))
     base = Path(folder) / stem if per_application else Path(folder)
     return base / f"timeline_{stem}.png"
@@ -115,14 +137,14 @@ def timeline_path(
 
 def write_timelines(
     folder: str | Path,
+    screening: Screening,
     *,
-    proposals: Proposals,
-    ruleset: Ruleset,
     overwrite: bool = True,
     per_application: bool = False,
 ) -> list[Path]:
-    """Write ``timeline_<id>.png`` for every proposal with dated phases (in each one's own
-    folder with ``per_application``); return the paths.
+    """Write ``timeline_<id>.png`` for every proposal with dated phases; return the paths.
+
+    In each proposal's own folder with ``per_application``.
 
     Raises
     ------
@@ -130,12 +152,13 @@ def write_timelines(
         If a chart exists and ``overwrite`` is False, or it cannot be written.
     """
     written = []
+    proposals = screening.proposals
     stems = file_stems(proposals.ids)
     for pid in proposals.ids:
         path = write_timeline(
             timeline_path(folder, pid, stems=stems, per_application=per_application),
-            proposals=proposals,
-            ruleset=ruleset,
+            screening.timeline(pid),
+            ruleset=screening.ruleset,
             proposal_id=pid,
             overwrite=overwrite,
         )

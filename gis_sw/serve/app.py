@@ -351,23 +351,16 @@ class App:
 
     def _sheet_file(self, proposals: Proposals) -> bytes:
         from gis_sw.api import _proposal_geoms
-        from gis_sw.outputs.maps.bundle import siting_for
         from gis_sw.outputs.maps.sheets import sheet_paths, write_sheets
+        from gis_sw.screening import Screening
 
         findings = self.town.screen(proposals, siting=False).findings
         ids = proposals.ids[:1]
         local = self.town.local(_proposal_geoms(proposals), proposal_ids=ids)
-        sited = siting_for(local, proposals, self.town.ruleset, ids)
+        drawn = Screening(Town(local, self.town.ruleset), proposals, findings)
         with tempfile.TemporaryDirectory(prefix="gis-sw-sheet-") as tmp:
             # one PNG per page: how many pages the PDF would have, before anything is drawn
-            pages = sheet_paths(
-                tmp,
-                proposals=proposals,
-                findings=findings,
-                formats=("png",),
-                proposal_ids=ids,
-                siting=sited,
-            )
+            pages = sheet_paths(tmp, drawn, formats=("png",), proposal_ids=ids)
             if not pages:
                 raise RequestError(
                     f"{ids[0]} has nothing to draw on a sheet. Fix: draw its limits of "
@@ -380,16 +373,7 @@ class App:
                     "check on it for the map book."
                 )
             try:
-                written = write_sheets(
-                    tmp,
-                    layers=local,
-                    proposals=proposals,
-                    findings=findings,
-                    ruleset=self.town.ruleset,
-                    formats=("pdf",),
-                    siting=sited,
-                    proposal_ids=ids,
-                )
+                written = write_sheets(tmp, drawn, formats=("pdf",), siting=True, proposal_ids=ids)
             except GisSwError as exc:
                 raise RequestError(hide_folder(str(exc), tmp)) from None
             pdfs = [p for p in written if p.suffix == ".pdf"]

@@ -10,14 +10,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import geopandas as gpd
-import pandas as pd
-
-from gis_sw.layers.layerset import LayerSet
-from gis_sw.layers.proposals import Proposals
 from gis_sw.outputs.maps.sheets import sheet_paths, write_sheets
-from gis_sw.ruleset import Ruleset
+
+if TYPE_CHECKING:
+    from gis_sw.screening import Screening
 
 log = logging.getLogger(__name__)
 
@@ -32,72 +30,20 @@ MAP_CHOICES: dict[str, tuple[str, ...]] = {
 WEBMAP_NAME = "webmap.html"
 
 
-def siting_for(
-    layers: LayerSet, proposals: Proposals, ruleset: Ruleset, ids: Sequence[str]
-) -> gpd.GeoDataFrame | None:
-    """Siting polygons of the parcels under each proposal's devices.
-
-    Roof class for devices that do not serve vehicle traffic, vehicle class for those that
-    do, at the deepest device depth given; None when no device sits on a parcel.
-    """
-    from gis_sw.analysis.siting import siting_polygons
-
-    parcels = layers.get("parcels")
-    devices = proposals.devices[proposals.devices["proposal_id"].isin(list(ids))]
-    if parcels is None or len(devices) == 0:
-        return None
-    frames = []
-    vehicle = devices["serves_vehicle_traffic"].astype("boolean").fillna(value=False)
-    for device_class, mask in (("roof", ~vehicle), ("vehicle", vehicle)):
-        chosen = devices[mask.to_numpy(dtype=bool)]
-        if len(chosen) == 0:
-            continue
-        left, right = parcels.sindex.query(chosen.geometry.to_numpy(), predicate="intersects")
-        if len(left) == 0:
-            continue
-        parcel_ids = sorted({str(p) for p in parcels.iloc[right]["parcel_id"]})
-        depth = pd.to_numeric(chosen["depth_ft"], errors="coerce").max()
-        polygons = siting_polygons(
-            layers,
-            ruleset,
-            parcel_ids=parcel_ids,
-            device_class=device_class,
-            depth_ft=None if pd.isna(depth) else float(depth),
-        )
-        owner = dict(
-            zip(
-                parcels.iloc[right]["parcel_id"].astype(str),
-                chosen.iloc[left]["proposal_id"].astype(str),
-                strict=True,
-            )
-        )
-        polygons["proposal_id"] = polygons["parcel_id"].map(owner)
-        frames.append(polygons)
-    if not frames:
-        return None
-    return gpd.GeoDataFrame(pd.concat(frames, ignore_index=True), crs=frames[0].crs)
-
-
 def map_paths(
     out_dir: str | Path,
+    screening: Screening,
     *,
-    proposals: Proposals,
-    findings: gpd.GeoDataFrame,
     formats: Sequence[str],
     sheet: str = "ansi_b",
     webmap: bool = True,
     proposal_ids: Sequence[str] | None = None,
 ) -> list[Path]:
-    """Files :func:`write_maps` will write (none when ``formats`` is empty and no web map)."""
+    """Return the files :func:`write_maps` will write (none: no format and no web map)."""
     paths: list[Path] = []
     if formats:
         paths += sheet_paths(
-            out_dir,
-            proposals=proposals,
-            findings=findings,
-            formats=formats,
-            sheet=sheet,
-            proposal_ids=proposal_ids,
+            out_dir, screening, formats=formats, sheet=sheet, proposal_ids=proposal_ids
         )
     if webmap:
         paths.append(Path(out_dir) / WEBMAP_NAME)
@@ -106,11 +52,8 @@ def map_paths(
 
 def write_maps(
     out_dir: str | Path,
+    screening: Screening,
     *,
-    layers: LayerSet,
-    proposals: Proposals,
-    findings: gpd.GeoDataFrame,
-    ruleset: Ruleset,
     formats: Sequence[str] = ("pdf", "png"),
     sheet: str = "ansi_b",
     webmap: bool = True,
@@ -119,7 +62,31 @@ def write_maps(
     overwrite: bool = False,
     proposal_ids: Sequence[str] | None = None,
 ) -> list[Path]:
-    """Write the sheets (``formats``) and ``webmap.html`` of the proposals.
+    """Write the sheets (``formats``) and ``webmap.html`` of the screening's proposals.
+
+    Parameters
+    ----------
+    out_dir
+        The folder written into.
+    screening
+        What is drawn (:class:`gis_sw.screening.Screening`).
+    formats, sheet
+        Sheet formats (``pdf``, ``png``) and paper size.
+    webmap
+        Also write ``webmap.html``.
+    siting
+        Draw the screening's siting polygons on both.
+    basemap
+        A local GeoTIFF under the sheets.
+    overwrite
+        Replace existing files.
+    proposal_ids
+        Only these proposals (default: every one).
+
+    Returns
+    -------
+    list of Path
+        The files written.
 
     Raises
     ------
@@ -128,35 +95,23 @@ def write_maps(
     """
     from gis_sw.outputs.webmap import write_webmap
 
-    ids = list(proposal_ids) if proposal_ids is not None else proposals.ids
-    sited = siting_for(layers, proposals, ruleset, ids) if siting else None
+    ids = list(proposal_ids) if proposal_ids is not None else screening.proposals.ids
     written: list[Path] = []
     if formats:
         written += write_sheets(
             out_dir,
-            layers=layers,
-            proposals=proposals,
-            findings=findings,
-            ruleset=ruleset,
+            screening,
             formats=formats,
             sheet=sheet,
-            siting=sited,
+            siting=siting,
             basemap=basemap,
             overwrite=overwrite,
             proposal_ids=ids,
         )
     if webmap:
+        target = Path(out_dir) / WEBMAP_NAME
         written.append(
-            write_webmap(
-                Path(out_dir) / WEBMAP_NAME,
-                layers=layers,
-                proposals=proposals,
-                findings=findings,
-                ruleset=ruleset,
-                siting=sited,
-                overwrite=overwrite,
-                proposal_ids=ids,
-            )
+            write_webmap(target, screening, siting=siting, overwrite=overwrite, proposal_ids=ids)
         )
     log.info("maps: %d file(s) in %s", len(written), out_dir)
     return written

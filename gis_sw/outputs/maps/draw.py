@@ -188,7 +188,7 @@ def add_points(ax: Axes, geoms: Sequence[Any] | np.ndarray, style: LayerStyle) -
 
 
 def legend_handle(style: LayerStyle, *, kind: str, label: str | None = None, **extra: Any) -> Any:
-    """A legend proxy artist for a polygon, line or point layer."""
+    """Return a legend proxy artist for a polygon, line or point layer."""
     text = label or style.label
     if kind == "point":
         return Line2D(

@@ -55,8 +55,18 @@ def _dms(angle_deg: float) -> str:
     return f"{total_min // 60}°{total_min % 60:02d}′"
 
 
+def map_frame(fig: Figure, frame_in: tuple[float, float, float, float]) -> Axes:
+    """Return the map frame's axes: placed in sheet inches, framed, with no ticks."""
+    ax = inch_axes(fig, *frame_in)
+    ax.set_gid("map-frame")
+    ax.set_axis_on()
+    ax.set_xticks([])
+    ax.set_yticks([])
+    return ax
+
+
 def inch_axes(fig: Figure, left: float, bottom: float, width: float, height: float) -> Axes:
-    """An axes placed in sheet inches, with no ticks or frame."""
+    """Return an axes placed in sheet inches, with no ticks or frame."""
     w_in, h_in = fig.get_size_inches()
     ax = fig.add_axes((left / w_in, bottom / h_in, width / w_in, height / h_in))
     ax.set_axis_off()
@@ -135,24 +145,17 @@ def draw_scale_bar(
         )
         fig.add_artist(box)
         boxes.append(box)
+    for i in range(count + 1):  # a figure at every tick, the last one with its unit
+        unit = " ft" if i == count else ""
         fig.text(
             left + i,
             bottom + height + 0.04,
-            f"{segment_ft * i:g}",
+            f"{segment_ft * i:g}{unit}",
             transform=trans,
             ha="center",
             va="bottom",
             fontsize=6.5,
         )
-    fig.text(
-        left + count,
-        bottom + height + 0.04,
-        f"{segment_ft * count:g} ft",
-        transform=trans,
-        ha="center",
-        va="bottom",
-        fontsize=6.5,
-    )
     fig.text(
         left,
         bottom - 0.05,
@@ -169,7 +172,7 @@ def draw_scale_bar(
 def draw_legend(
     fig: Figure, handles: Sequence[Any], *, left: float, top: float, width: float, height: float
 ) -> Any:
-    """The legend of every layer and finding drawn, in a box below ``top`` (inches).
+    """Draw the legend of every layer and finding drawn, in a box below ``top`` (inches).
 
     Switches to two columns, then a smaller font, when one column would not fit.
     """
@@ -231,7 +234,7 @@ def _id_list(values: Sequence[str], limit: int = 10) -> str:
 
 
 def title_lines(block: TitleBlock) -> list[str]:
-    """The title block's lines (before wrapping)."""
+    """Return the title block's lines (before wrapping)."""
     return [
         f"Proposal: {block.proposal}",
         f"Parcels: {_id_list(list(block.parcels))}",
@@ -248,7 +251,7 @@ def title_lines(block: TitleBlock) -> list[str]:
 def draw_title_block(
     fig: Figure, block: TitleBlock, *, left: float, bottom: float, width: float, height: float
 ) -> None:
-    """A boxed title block: heading, the proposal's facts and the disclaimer."""
+    """Draw a boxed title block: heading, the proposal's facts and the disclaimer."""
     trans = fig.dpi_scale_trans
     fig.add_artist(
         Rectangle(
@@ -422,7 +425,7 @@ def _label_zones(ax: Axes, zoning: gpd.GeoDataFrame, zone_column: str) -> None:
 
 
 def frame_box_in(fig: Figure, ax: Axes) -> Bbox:
-    """An axes' box in sheet inches."""
+    """Return an axes' box in sheet inches."""
     renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
     return ax.get_window_extent(renderer).transformed(fig.dpi_scale_trans.inverted())
 

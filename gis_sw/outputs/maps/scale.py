@@ -93,7 +93,7 @@ SHEETS: dict[str, SheetSize] = {
 
 
 def sheet_size(name: str) -> SheetSize:
-    """The sheet called ``name``.
+    """Return the sheet called ``name``.
 
     Raises
     ------
@@ -141,6 +141,7 @@ class SheetPlan:
 
     @property
     def is_book(self) -> bool:
+        """Return True for a map book (a key map and numbered sheets)."""
         return self.key is not None
 
     @property
@@ -158,7 +159,7 @@ def _centred(bounds: Bounds, width_ft: float, height_ft: float) -> Bounds:
 def fits(
     bounds: Bounds, scale_ft_per_in: float, frame_w_in: float, frame_h_in: float, margin_ft: float
 ) -> bool:
-    """True when ``bounds`` plus ``margin_ft`` on every side fits the frame at that scale."""
+    """Return True when ``bounds`` plus ``margin_ft`` all round fits the frame at that scale."""
     width_ft = bounds[2] - bounds[0] + 2 * margin_ft
     height_ft = bounds[3] - bounds[1] + 2 * margin_ft
     return width_ft <= frame_w_in * scale_ft_per_in and height_ft <= frame_h_in * scale_ft_per_in
@@ -171,7 +172,7 @@ def choose_scale(
     margin_ft: float = SITE_MARGIN_FT,
     scales: tuple[int, ...] = ENGINEERING_SCALES_FT_PER_IN,
 ) -> int | None:
-    """The largest engineering scale at which the site fits one sheet, or None."""
+    """Return the largest engineering scale at which the site fits one sheet, or None."""
     _, _, frame_w, frame_h = sheet.frame_in
     for scale in scales:
         if fits(bounds, scale, frame_w, frame_h, margin_ft):
@@ -241,5 +242,5 @@ def plan_sheets(
 
 
 def scale_text(scale_ft_per_in: float) -> str:
-    """Printed scale, e.g. ``1" = 50'``."""
+    """Return the printed scale, e.g. ``1" = 50'``."""
     return f"1\" = {scale_ft_per_in:g}'"

@@ -15,49 +15,30 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-import math
-import textwrap
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import geopandas as gpd
 import matplotlib as mpl
 import numpy as np
 import shapely
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.backends.backend_pdf import PdfPages
-from matplotlib.figure import Figure
-from matplotlib.patches import Rectangle
 
 from gis_sw.errors import OutputError
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.proposals import Proposals
 from gis_sw.outputs.atomic import atomic_path, check_writable
 from gis_sw.outputs.maps import furniture
-from gis_sw.outputs.maps.labels import place_labels
-from gis_sw.outputs.maps.scale import (
-    SheetPlan,
-    SheetSize,
-    View,
-    plan_sheets,
-    scale_text,
-    sheet_size,
-)
-from gis_sw.outputs.maps.site import (
-    HIGHLIGHT_OUTCOMES,
-    SiteData,
-    device_label_items,
-    draw_basemap,
-    draw_contours,
-    draw_findings,
-    draw_proposal,
-    draw_town_layers,
-    finding_items,
-    in_view,
-)
+from gis_sw.outputs.maps.page import Page
+from gis_sw.outputs.maps.scale import SheetPlan, SheetSize, plan_sheets, scale_text, sheet_size
+from gis_sw.outputs.maps.site import HIGHLIGHT_OUTCOMES, SiteData, finding_items
+from gis_sw.outputs.maps.town_layers import TownData
 from gis_sw.outputs.names import file_stem, file_stems
 from gis_sw.ruleset import Ruleset
+
+if TYPE_CHECKING:
+    from gis_sw.screening import Screening
 
 log = logging.getLogger(__name__)
 
@@ -67,8 +48,10 @@ _RC: Any = {"pdf.fonttype": 3, "font.family": "DejaVu Sans", "hatch.linewidth": 
 
 
 def safe_name(proposal_id: str, proposal_ids: Sequence[str] | None = None) -> str:
-    """The file stem of a proposal's sheets among ``proposal_ids`` (the whole run):
-    :func:`gis_sw.outputs.names.file_stem`, unique by construction."""
+    """Return the file stem of a proposal's sheets among ``proposal_ids`` (the whole run).
+
+    :func:`gis_sw.outputs.names.file_stem`, unique by construction.
+    """
     return file_stem(proposal_id, proposal_ids)
 
 
@@ -100,8 +83,11 @@ def _site_data(
 
 
 def site_geometry(site: SiteData) -> shapely.Geometry:
-    """What the sheet must show: the disturbance, devices, new impervious surfaces and the
-    fail and review findings (the line to the offending well); else any finding."""
+    """Return what the sheet must show.
+
+    The disturbance, devices, new impervious surfaces and the fail and review findings (the
+    line to the offending well); else any finding.
+    """
     geoms = [*site.disturbance.geometry.to_numpy(), *site.devices.geometry.to_numpy()]
     if len(site.findings):
         shown = site.findings[site.findings["outcome"].isin(HIGHLIGHT_OUTCOMES)]
@@ -149,213 +135,6 @@ def _counts(findings: gpd.GeoDataFrame) -> str:
     return ", ".join(f"{int(counts[o])} {o}" for o in order if o in counts.index)
 
 
-class _Page:
-    """Draws one page on a fresh figure."""
-
-    def __init__(
-        self,
-        *,
-        plan: SheetPlan,
-        view: View,
-        number: int,
-        site: SiteData,
-        layers: LayerSet,
-        ruleset: Ruleset,
-        title: furniture.TitleBlock,
-        unplaced: Sequence[str],
-        basemap: str | Path | None,
-        site_bounds: tuple[float, float, float, float],
-    ) -> None:
-        self.plan, self.view, self.number, self.site = plan, view, number, site
-        self.layers, self.ruleset, self.title = layers, ruleset, title
-        self.unplaced, self.basemap, self.site_bounds = unplaced, basemap, site_bounds
-
-    def render(self) -> Figure:
-        """Draw the page; the figure is also kept in ``self.figure``."""
-        sheet: SheetSize = self.plan.sheet
-        fig = Figure(figsize=(sheet.width_in, sheet.height_in), dpi=100)
-        FigureCanvasAgg(fig)
-        left, bottom, width, height = sheet.frame_in
-        ax = furniture.inch_axes(fig, left, bottom, width, height)
-        ax.set_gid("map-frame")
-        ax.set_axis_on()
-        ax.set_xticks([])
-        ax.set_yticks([])
-        for spine in ax.spines.values():
-            spine.set_linewidth(1.2)
-        bounds = self.view.bounds
-        ax.set_xlim(bounds[0], bounds[2])
-        ax.set_ylim(bounds[1], bounds[3])
-        ax.set_autoscale_on(False)
-        if self.basemap is not None:
-            draw_basemap(ax, self.basemap, self.layers.crs, bounds)
-        handles = draw_town_layers(ax, self.layers, self.ruleset, bounds)
-        if self.view.label != "key":
-            handles += draw_contours(ax, self.layers, bounds)
-        handles += draw_proposal(ax, self.site, self.ruleset, bounds)
-        handles += draw_findings(ax, self.site.findings, bounds)
-        renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
-        self.label_boxes: list[Any] = []
-        self.avoided: list[Any] = []
-        if self.view.label == "key":
-            self._draw_tiles(ax)
-        else:
-            tabs = self._match_lines(ax) if self.plan.is_book else []
-            zone_names = [t for t in ax.texts if t.get_gid() == "zone-label"]
-            self.avoided = [t.get_window_extent(renderer).padded(2.0) for t in tabs + zone_names]
-            items, _ = finding_items(self.site.findings)
-            devices = in_view(self.site.devices, bounds)
-            if devices is not None:
-                items += device_label_items(devices)
-            placement = place_labels(ax, items, renderer=renderer, avoid=self.avoided)
-            self.label_boxes = placement.boxes
-            self.unplaced = [*self.unplaced, *(i.text for i in placement.unplaced)]
-        self._panel(fig, handles)
-        self.figure = fig
-        return fig
-
-    def _match_lines(self, ax: Any) -> list[Any]:
-        """On a map-book sheet, name the sheet that continues past each edge; the tabs."""
-        tabs: list[Any] = []
-        x0, y0, x1, y1 = self.view.bounds
-        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-        box = {"fc": "white", "ec": "black", "lw": 0.6, "boxstyle": "round,pad=0.25"}
-        for other in self.plan.views:
-            ox0, oy0, ox1, oy1 = other.bounds
-            text = f"See sheet {other.label}"
-            if math.isclose(ox0, x1) and math.isclose(oy0, y0):
-                tabs.append(
-                    ax.text(
-                        x1,
-                        cy,
-                        text + " →",
-                        ha="right",
-                        va="center",
-                        rotation=90,
-                        fontsize=8,
-                        zorder=7,
-                        bbox=box,
-                    )
-                )
-            elif math.isclose(ox1, x0) and math.isclose(oy0, y0):
-                tabs.append(
-                    ax.text(
-                        x0,
-                        cy,
-                        "← " + text,
-                        ha="left",
-                        va="center",
-                        rotation=90,
-                        fontsize=8,
-                        zorder=7,
-                        bbox=box,
-                    )
-                )
-            elif math.isclose(oy0, y1) and math.isclose(ox0, x0):
-                tabs.append(
-                    ax.text(
-                        cx, y1, text + " ↑", ha="center", va="top", fontsize=8, zorder=7, bbox=box
-                    )
-                )
-            elif math.isclose(oy1, y0) and math.isclose(ox0, x0):
-                tabs.append(
-                    ax.text(
-                        cx,
-                        y0,
-                        text + " ↓",
-                        ha="center",
-                        va="bottom",
-                        fontsize=8,
-                        zorder=7,
-                        bbox=box,
-                    )
-                )
-        return tabs
-
-    def _draw_tiles(self, ax: Any) -> None:
-        for view in self.plan.views:
-            x0, y0, x1, y1 = view.bounds
-            ax.add_patch(
-                Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, ec="black", lw=1.6, zorder=7)
-            )
-            ax.text(
-                x0 + (x1 - x0) * 0.04,
-                y1 - (y1 - y0) * 0.05,
-                f"Sheet {view.label}",
-                ha="left",
-                va="top",
-                fontsize=12,
-                fontweight="bold",
-                zorder=7,
-                bbox={"fc": "white", "ec": "black", "lw": 0.8},
-            )
-
-    def _panel(self, fig: Figure, handles: list[Any]) -> None:
-        sheet = self.plan.sheet
-        x = sheet.panel_left_in
-        width = sheet.panel_in
-        top = sheet.height_in - 0.5
-        bottom = 0.5
-        loc_h = min(width * 0.78, 3.6)
-        furniture.draw_location_map(
-            fig,
-            (x, top - loc_h, width, loc_h),
-            zoning=self.layers.get("zoning"),
-            parcels=self.layers.get("parcels"),
-            site_bounds=self.site_bounds,
-            zone_column=self.ruleset.zones.zone_column,
-            low_threshold_zones=self.ruleset.zones.low_threshold_zones,
-        )
-        y = top - loc_h - 0.15
-        arrow_size = 0.85
-        cx = (self.view.bounds[0] + self.view.bounds[2]) / 2
-        cy = (self.view.bounds[1] + self.view.bounds[3]) / 2
-        convergence = furniture.grid_convergence_deg(self.layers.crs, cx, cy)
-        furniture.draw_north_arrow(fig, x, y - arrow_size, arrow_size, convergence)
-        bar_left = x + arrow_size + 0.25
-        furniture.draw_scale_bar(
-            fig, bar_left, y - 0.45, width - arrow_size - 0.45, self.view.scale_ft_per_in
-        )
-        fig.text(
-            bar_left,
-            y - 0.8,
-            furniture.north_arrow_note(convergence),
-            transform=fig.dpi_scale_trans,
-            fontsize=6,
-            va="top",
-        )
-        y -= arrow_size + 0.2
-        block_h = 2.75
-        notes = self._notes(width)
-        notes_h = 0.14 * len(notes) + (0.1 if notes else 0)
-        furniture.draw_legend(
-            fig, handles, left=x, top=y, width=width, height=y - bottom - block_h - notes_h - 0.2
-        )
-        if notes:
-            fig.text(
-                x,
-                bottom + block_h + 0.1 + notes_h,
-                "\n".join(notes),
-                transform=fig.dpi_scale_trans,
-                fontsize=6.5,
-                va="top",
-                color="#b2182b",
-            )
-        furniture.draw_title_block(
-            fig, self.title, left=x, bottom=bottom, width=width, height=block_h
-        )
-
-    def _notes(self, width_in: float) -> list[str]:
-        if not self.unplaced:
-            return []
-        lines = ["Findings with no place on the map:"]
-        for text in self.unplaced[:6]:
-            lines.extend(textwrap.wrap(text, int(width_in * 17), subsequent_indent="   "))
-        if len(self.unplaced) > 6:
-            lines.append(f"... and {len(self.unplaced) - 6} more (see the findings table)")
-        return lines
-
-
 def _targets(
     out_dir: Path, name: str, plan: SheetPlan, formats: Sequence[str]
 ) -> dict[str, list[Path]]:
@@ -375,14 +154,11 @@ def _targets(
 
 def write_sheets(
     out_dir: str | Path,
+    screening: Screening,
     *,
-    layers: LayerSet,
-    proposals: Proposals,
-    findings: gpd.GeoDataFrame,
-    ruleset: Ruleset,
     formats: Sequence[str] = FORMATS,
     sheet: str = "ansi_b",
-    siting: gpd.GeoDataFrame | gpd.GeoSeries | None = None,
+    siting: bool = False,
     basemap: str | Path | None = None,
     overwrite: bool = False,
     proposal_ids: Sequence[str] | None = None,
@@ -398,14 +174,15 @@ def write_sheets(
     ----------
     out_dir
         Folder to write into (created when missing).
-    layers, proposals, findings, ruleset
-        The screening's inputs and its findings (:data:`FINDING_COLUMNS`).
+    screening
+        The screening drawn: its town's layers, its proposals and findings.
     formats
         Any of ``"pdf"``, ``"png"``.
     sheet
         ``ansi_b`` (11 x 17 in, default), ``ansi_d`` or ``arch_d``, landscape.
     siting
-        Siting polygons to draw (filtered by ``proposal_id`` when that column exists).
+        Draw the screening's siting polygons
+        (:meth:`~gis_sw.screening.Screening.device_siting` of the proposals drawn).
     basemap
         A local GeoTIFF drawn under the map.
     overwrite
@@ -431,7 +208,7 @@ def write_sheets(
     if bad or not formats:
         raise OutputError(f"unknown map format(s) {bad}. Fix: use pdf, png or both.")
     size = sheet_size(sheet)
-    out = Path(out_dir)
+    proposals = screening.proposals
     wanted = list(proposal_ids) if proposal_ids is not None else proposals.ids
     unknown = sorted(set(wanted) - set(proposals.ids))
     if unknown:
@@ -439,34 +216,41 @@ def write_sheets(
             f"no proposal {unknown[0]!r} in {proposals.source or 'the proposals'}. "
             f"Fix: use one of {', '.join(proposals.ids[:10])}."
         )
+    sited = screening.device_siting(wanted) if siting else None
     date_text = (run_date or dt.datetime.now(tz=dt.UTC).date()).isoformat()
     stems = file_stems(proposals.ids)
     written: list[Path] = []
     with mpl.rc_context(_RC):
         for proposal_id in wanted:
-            written += _write_proposal(
-                out,
+            site = _site_data(proposal_id, proposals, screening.findings, sited)
+            planned = _plan(site, size, scale_ft_per_in)
+            if planned is None:
+                log.warning(
+                    "proposal %s has nothing to draw (no disturbance, device or finding)",
+                    proposal_id,
+                )
+                continue
+            targets = _targets(Path(out_dir), stems[proposal_id], planned[0], formats)
+            for path in (p for group in targets.values() for p in group):
+                check_writable(path, overwrite=overwrite)
+            pages = _render_pages(
                 proposal_id,
-                stem=stems[proposal_id],
-                layers=layers,
+                site,
+                planned,
+                town=screening,
                 proposals=proposals,
-                findings=findings,
-                ruleset=ruleset,
-                formats=formats,
                 size=size,
-                siting=siting,
                 basemap=basemap,
-                overwrite=overwrite,
-                scale_ft_per_in=scale_ft_per_in,
                 date_text=date_text,
             )
+            written += _save(proposal_id, pages, planned[0], targets, overwrite=overwrite)
     return written
 
 
 def _plan(
     site: SiteData, size: SheetSize, scale_ft_per_in: float | None
 ) -> tuple[SheetPlan, Any, tuple[float, float, float, float]] | None:
-    """The pages of one proposal, the site geometry and its bounds (None: nothing to draw)."""
+    """Return the pages of one proposal, the site geometry and its bounds (None: nothing)."""
     geom = site_geometry(site)
     if geom is None or shapely.is_empty(geom):
         return None
@@ -488,25 +272,24 @@ def _plan(
 
 def sheet_paths(
     out_dir: str | Path,
+    screening: Screening,
     *,
-    proposals: Proposals,
-    findings: gpd.GeoDataFrame,
     formats: Sequence[str] = FORMATS,
     sheet: str = "ansi_b",
     proposal_ids: Sequence[str] | None = None,
     scale_ft_per_in: float | None = None,
-    siting: gpd.GeoDataFrame | gpd.GeoSeries | None = None,
 ) -> list[Path]:
-    """The files :func:`write_sheets` would write, without drawing anything.
+    """Return the files :func:`write_sheets` would write, without drawing anything.
 
-    Lets a caller refuse an existing output before it writes anything else.  Give the
-    ``siting`` that :func:`write_sheets` will draw: it is part of what the sheets show.
+    Lets a caller refuse an existing output before it writes anything else (the siting
+    polygons drawn do not change which pages a proposal has).
     """
     size = sheet_size(sheet)
+    proposals = screening.proposals
     stems = file_stems(proposals.ids)
     paths: list[Path] = []
     for proposal_id in proposal_ids if proposal_ids is not None else proposals.ids:
-        site = _site_data(proposal_id, proposals, findings, siting)
+        site = _site_data(proposal_id, proposals, screening.findings, None)
         planned = _plan(site, size, scale_ft_per_in)
         if planned is None:
             continue
@@ -515,46 +298,15 @@ def sheet_paths(
     return paths
 
 
-def _write_proposal(
-    out: Path,
+def _save(
     proposal_id: str,
+    pages: Sequence[Page],
+    plan: SheetPlan,
+    targets: dict[str, list[Path]],
     *,
-    stem: str,
-    layers: LayerSet,
-    proposals: Proposals,
-    findings: gpd.GeoDataFrame,
-    ruleset: Ruleset,
-    formats: Sequence[str],
-    size: SheetSize,
-    siting: gpd.GeoDataFrame | gpd.GeoSeries | None,
-    basemap: str | Path | None,
     overwrite: bool,
-    scale_ft_per_in: float | None,
-    date_text: str,
 ) -> list[Path]:
-    site = _site_data(proposal_id, proposals, findings, siting)
-    planned = _plan(site, size, scale_ft_per_in)
-    if planned is None:
-        log.warning(
-            "proposal %s has nothing to draw (no disturbance, device or finding)", proposal_id
-        )
-        return []
-    plan = planned[0]
-    targets = _targets(out, stem, plan, formats)
-    for paths in targets.values():
-        for path in paths:
-            check_writable(path, overwrite=overwrite)
-    pages = _render_pages(
-        proposal_id,
-        site,
-        planned,
-        layers=layers,
-        proposals=proposals,
-        ruleset=ruleset,
-        size=size,
-        basemap=basemap,
-        date_text=date_text,
-    )
+    """Write the drawn pages: one PDF of every page, a PNG per page; the files written."""
     figures = [page.figure for page in pages]
     written: list[Path] = []
     if "pdf" in targets:
@@ -584,20 +336,21 @@ def _render_pages(
     site: SiteData,
     planned: tuple[SheetPlan, Any, tuple[float, float, float, float]],
     *,
-    layers: LayerSet,
+    town: TownData,
     proposals: Proposals,
-    ruleset: Ruleset,
     size: SheetSize,
     basemap: str | Path | None,
     date_text: str,
-) -> list[_Page]:
-    """Every page of one proposal as :func:`_plan` planned it, drawn (each page's figure in
-    ``.figure``)."""
+) -> list[Page]:
+    """Draw every page of one proposal as :func:`_plan` planned it (figures in ``.figure``)."""
     plan, geom, bounds = planned
+    ruleset = town.ruleset
     core = shapely.union_all(
         np.asarray([*site.disturbance.geometry, *site.devices.geometry], dtype=object)
     )
-    parcels, zones, addresses = _facts(geom if shapely.is_empty(core) else core, layers, ruleset)
+    parcels, zones, addresses = _facts(
+        geom if shapely.is_empty(core) else core, town.layers, ruleset
+    )
     items, unplaced = finding_items(site.findings)
     views = plan.views
     seen = {
@@ -612,7 +365,7 @@ def _render_pages(
     name = proposals.attributes["name"].get(proposal_id) if len(proposals.attributes) else None
     title_proposal = proposal_id + (f" ({name})" if isinstance(name, str) and name else "")
     pages = plan.pages
-    rendered: list[_Page] = []
+    rendered: list[Page] = []
     for number, view in enumerate(pages, start=1):
         if view.label == "key":
             sheet_text = f"Key map, page 1 of {len(pages)}"
@@ -633,13 +386,12 @@ def _render_pages(
             counts=_counts(site.findings),
             addresses=addresses,
         )
-        page = _Page(
+        page = Page(
             plan=plan,
             view=view,
             number=number,
             site=site,
-            layers=layers,
-            ruleset=ruleset,
+            town=town,
             title=title,
             unplaced=unplaced,
             basemap=basemap,
@@ -652,20 +404,20 @@ def _render_pages(
 
 def render_pages(
     proposal_id: str,
+    screening: Screening,
     *,
-    layers: LayerSet,
-    proposals: Proposals,
-    findings: gpd.GeoDataFrame,
-    ruleset: Ruleset,
     sheet: str = "ansi_b",
-    siting: gpd.GeoDataFrame | gpd.GeoSeries | None = None,
+    siting: bool = False,
     scale_ft_per_in: float | None = None,
     run_date: dt.date | None = None,
-) -> list[_Page]:
-    """The drawn pages of one proposal without writing them (for checks of what a sheet
-    shows: its figure, label boxes and the boxes labels avoided)."""
+) -> list[Page]:
+    """Return the drawn pages of one proposal without writing them.
+
+    For checks of what a sheet shows: its figure, label boxes and the boxes labels avoided.
+    """
     size = sheet_size(sheet)
-    site = _site_data(proposal_id, proposals, findings, siting)
+    sited = screening.device_siting([proposal_id]) if siting else None
+    site = _site_data(proposal_id, screening.proposals, screening.findings, sited)
     planned = _plan(site, size, scale_ft_per_in)
     if planned is None:
         return []
@@ -675,9 +427,8 @@ def render_pages(
             proposal_id,
             site,
             planned,
-            layers=layers,
-            proposals=proposals,
-            ruleset=ruleset,
+            town=screening,
+            proposals=screening.proposals,
             size=size,
             basemap=None,
             date_text=date_text,

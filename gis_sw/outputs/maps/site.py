@@ -20,8 +20,6 @@ from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 from pyproj import CRS
 
-from gis_sw.analysis.bands import adjacent_outlines
-from gis_sw.analysis.buildings import basement_status
 from gis_sw.errors import InputFileError
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.outputs.maps.draw import (
@@ -29,7 +27,6 @@ from gis_sw.outputs.maps.draw import (
     add_points,
     add_polygons,
     legend_handle,
-    polygon_parts,
 )
 from gis_sw.outputs.maps.labels import LabelItem, anchor_point, finding_label
 from gis_sw.outputs.maps.style import PHASE_HATCHES, RING_STYLES, STYLES, LayerStyle
@@ -76,72 +73,20 @@ def in_view(frame: gpd.GeoDataFrame | None, bounds: tuple[float, ...]) -> gpd.Ge
     """Rows whose geometry meets the box (spatial index), or None for an absent layer."""
     if frame is None or len(frame) == 0:
         return None
-    hits = frame.sindex.query(_box(bounds), predicate="intersects")
+    hits = frame.sindex.query(view_box(bounds), predicate="intersects")
     if len(hits) == 0:
         return None
     return frame.iloc[np.sort(hits)]
 
 
-def _add_handle(handles: list[Any], handle: Any) -> None:
+def add_handle(handles: list[Any], handle: Any) -> None:
+    """Add a legend handle unless one with its label is there already."""
     if handle.get_label() not in {h.get_label() for h in handles}:
         handles.append(handle)
 
 
-def draw_town_layers(
-    ax: Axes, layers: LayerSet, ruleset: Ruleset, bounds: tuple[float, ...]
-) -> list[Any]:
-    """Zoning (R-10 hatched), floodplain, wetlands and their adjacent area, water, parcels,
-    pavement, septic fields, buildings (basement ones dark and hatched) and wells."""
-    handles: list[Any] = []
-    zone_col = ruleset.zones.zone_column
-    zoning = in_view(layers.get("zoning"), bounds)
-    if zoning is not None and zone_col in zoning.columns:
-        low = zoning[ruleset.low_threshold_mask(zoning[zone_col])]
-        if len(low) and add_polygons(ax, low.geometry.to_numpy(), STYLES["zoning_low"]):
-            label = f"Zone {', '.join(ruleset.zones.low_threshold_zones)} (lower permit threshold)"
-            _add_handle(handles, legend_handle(STYLES["zoning_low"], kind="polygon", label=label))
-        if add_lines(ax, zoning.geometry.to_numpy(), STYLES["zoning"]):
-            _add_handle(handles, legend_handle(STYLES["zoning"], kind="line"))
-        _label_zones_in_view(ax, zoning, zone_col, bounds)
-    wetlands = layers.get("wetlands")
-    adjacent_ft = ruleset.resources.wetland_adjacent_area_ft
-    for kind in ("floodplain", "wetlands", "water_bodies"):
-        frame = in_view(layers.get(kind), bounds)
-        if frame is not None and add_polygons(ax, frame.geometry.to_numpy(), STYLES[kind]):
-            _add_handle(handles, legend_handle(STYLES[kind], kind="polygon"))
-    near = in_view(wetlands, _grow(bounds, adjacent_ft))
-    if near is not None and adjacent_ft > 0:
-        ring = adjacent_outlines(near.geometry.to_numpy(), adjacent_ft)
-        if add_lines(ax, ring, STYLES["wetland_adjacent"]):
-            label = f"Wetland adjacent area ({adjacent_ft:g} ft)"
-            style = STYLES["wetland_adjacent"]
-            _add_handle(handles, legend_handle(style, kind="line", label=label))
-    for kind in ("pavement", "septic_fields"):
-        frame = in_view(layers.get(kind), bounds)
-        if frame is not None and add_polygons(ax, frame.geometry.to_numpy(), STYLES[kind]):
-            _add_handle(handles, legend_handle(STYLES[kind], kind="polygon"))
-    parcels = in_view(layers.get("parcels"), bounds)
-    if parcels is not None and add_lines(ax, parcels.geometry.to_numpy(), STYLES["parcels"]):
-        _add_handle(handles, legend_handle(STYLES["parcels"], kind="line"))
-    buildings = in_view(layers.get("buildings"), bounds)
-    if buildings is not None:
-        # the protected structures of SW206: a habitable basement or below-ground storage
-        basement = np.asarray([q is True for q in basement_status(buildings)[0]], dtype=bool)
-        if add_polygons(ax, buildings.geometry.to_numpy()[~basement], STYLES["buildings"]):
-            _add_handle(handles, legend_handle(STYLES["buildings"], kind="polygon"))
-        style = STYLES["buildings_basement"]
-        if add_polygons(ax, buildings.geometry.to_numpy()[basement], style):
-            _add_handle(handles, legend_handle(style, kind="polygon"))
-    streams = in_view(layers.get("streams"), bounds)
-    if streams is not None and add_lines(ax, streams.geometry.to_numpy(), STYLES["streams"]):
-        _add_handle(handles, legend_handle(STYLES["streams"], kind="line"))
-    wells = in_view(layers.get("wells"), bounds)
-    if wells is not None and add_points(ax, wells.geometry.to_numpy(), STYLES["wells"]):
-        _add_handle(handles, legend_handle(STYLES["wells"], kind="point"))
-    return handles
-
-
-def _box(bounds: tuple[float, ...]) -> shapely.Polygon:
+def view_box(bounds: tuple[float, ...]) -> shapely.Polygon:
+    """Return the box of a map view's ``(minx, miny, maxx, maxy)``."""
     return shapely.box(bounds[0], bounds[1], bounds[2], bounds[3])
 
 
@@ -203,85 +148,11 @@ def draw_contours(ax: Axes, layers: LayerSet, bounds: tuple[float, ...]) -> list
 
 
 def _flag(frame: gpd.GeoDataFrame, column: str) -> np.ndarray:
-    """A boolean column as a numpy array, NA and absent as False."""
+    """Return a boolean column as a numpy array, NA and absent as False."""
     if column not in frame.columns:
         return np.zeros(len(frame), dtype=bool)
     values = frame[column].astype("boolean")
     return np.asarray(values.fillna(value=False), dtype=bool)
-
-
-def _grow(bounds: tuple[float, ...], by: float) -> tuple[float, ...]:
-    return (bounds[0] - by, bounds[1] - by, bounds[2] + by, bounds[3] + by)
-
-
-def _away_from_site(poly: shapely.Polygon, bounds: tuple[float, ...]) -> tuple[float, float]:
-    """A point inside ``poly`` near an edge of the view, away from its middle (the site).
-
-    Tries a 5 x 5 grid inset 10% from the frame; falls back to a representative point.
-    """
-    width, height = bounds[2] - bounds[0], bounds[3] - bounds[1]
-    fractions = np.array([0.1, 0.3, 0.5, 0.7, 0.9])
-    grid_x, grid_y = np.meshgrid(bounds[0] + fractions * width, bounds[1] + fractions * height)
-    xs, ys = grid_x.ravel(), grid_y.ravel()
-    inside = shapely.contains_xy(shapely.buffer(poly, -0.04 * min(width, height)), xs, ys)
-    if not inside.any():
-        point = poly.representative_point()
-        return (float(point.x), float(point.y))
-    cx, cy = bounds[0] + width / 2, bounds[1] + height / 2
-    # relative distance from the middle, measured as a fraction of the frame
-    spread = np.hypot((xs - cx) / width, (ys - cy) / height)
-    spread[~inside] = -1.0
-    best = int(np.argmax(spread))
-    return (float(xs[best]), float(ys[best]))
-
-
-def _inside_frame(ax: Axes, text: Any) -> None:
-    """Move ``text`` (centred on its position) so its box lies inside the map frame."""
-    renderer = ax.figure.canvas.get_renderer()  # type: ignore[attr-defined]
-    box, frame = text.get_window_extent(renderer), ax.get_window_extent(renderer)
-    margin = 3.0
-    shift_x = max(frame.x0 + margin - box.x0, 0.0) + min(frame.x1 - margin - box.x1, 0.0)
-    shift_y = max(frame.y0 + margin - box.y0, 0.0) + min(frame.y1 - margin - box.y1, 0.0)
-    if shift_x or shift_y:
-        x, y = ax.transData.transform(text.get_position())
-        text.set_position(ax.transData.inverted().transform((x + shift_x, y + shift_y)))
-
-
-def _label_zones_in_view(
-    ax: Axes, zoning: gpd.GeoDataFrame, zone_col: str, bounds: tuple[float, ...]
-) -> list[Any]:
-    """Name each zone that fills enough of the view, inside the frame; the texts drawn."""
-    clipped = np.asarray(shapely.intersection(zoning.geometry.to_numpy(), _box(bounds)))
-    polys, index = polygon_parts(clipped)
-    texts: list[Any] = []
-    if len(polys) == 0:
-        return texts
-    view_area = (bounds[2] - bounds[0]) * (bounds[3] - bounds[1])
-    zones = zoning[zone_col].astype(str).to_numpy()[index]
-    areas = shapely.area(polys)
-    for zone in sorted(set(zones)):
-        mask = zones == zone
-        best = int(np.argmax(np.where(mask, areas, -1.0)))
-        if areas[best] < 0.02 * view_area:
-            continue
-        x, y = _away_from_site(polys[best], bounds)
-        text = ax.text(
-            x,
-            y,
-            f"ZONE {zone}",
-            ha="center",
-            va="center",
-            fontsize=9,
-            color="#6a3d9a",
-            alpha=0.75,
-            fontweight="bold",
-            zorder=2.45,  # above pavement and buildings, so no road hides half of it
-            clip_on=True,
-            gid="zone-label",
-        )
-        _inside_frame(ax, text)
-        texts.append(text)
-    return texts
 
 
 def device_rings(ruleset: Ruleset, devices: gpd.GeoDataFrame) -> list[tuple[float, str, str, Any]]:
@@ -320,7 +191,7 @@ def draw_proposal(
     handles: list[Any] = []
     siting = in_view(site.siting, bounds)
     if siting is not None and add_polygons(ax, siting.geometry.to_numpy(), STYLES["siting"]):
-        _add_handle(handles, legend_handle(STYLES["siting"], kind="polygon"))
+        add_handle(handles, legend_handle(STYLES["siting"], kind="polygon"))
     disturbance = in_view(site.disturbance, bounds)
     if disturbance is not None:
         phases = disturbance["phase"].astype("object").where(disturbance["phase"].notna(), "")
@@ -331,12 +202,12 @@ def draw_proposal(
             style = STYLES["disturbance"]
             if add_polygons(ax, part.geometry.to_numpy(), style, hatch=hatch):
                 label = style.label + (f", phase {phase}" if phase else "")
-                _add_handle(handles, legend_handle(style, kind="polygon", label=label, hatch=hatch))
+                add_handle(handles, legend_handle(style, kind="polygon", label=label, hatch=hatch))
     impervious = in_view(site.impervious, bounds)
     if impervious is not None and add_polygons(
         ax, impervious.geometry.to_numpy(), STYLES["impervious"]
     ):
-        _add_handle(handles, legend_handle(STYLES["impervious"], kind="polygon"))
+        add_handle(handles, legend_handle(STYLES["impervious"], kind="polygon"))
     devices = in_view(site.devices, bounds)
     if devices is not None:
         for distance, text, key, rings in device_rings(ruleset, devices):
@@ -346,20 +217,22 @@ def draw_proposal(
                 handle = legend_handle(
                     STYLES["ring"], kind="line", label=label, linestyle=linestyle
                 )
-                _add_handle(handles, handle)
+                add_handle(handles, handle)
         geoms = devices.geometry.to_numpy()
         polygonal = shapely.get_type_id(geoms) >= 3
         style = STYLES["devices"]
         drew = add_points(ax, geoms[~polygonal], style)
         drew += 1 if add_polygons(ax, geoms[polygonal], style) else 0
         if drew:
-            _add_handle(handles, legend_handle(style, kind="point"))
+            add_handle(handles, legend_handle(style, kind="point"))
     return handles
 
 
 def finding_items(findings: gpd.GeoDataFrame) -> tuple[list[LabelItem], list[str]]:
-    """Label items of the fail and review findings that have a place, and the short texts of
-    those that have none (listed in the side panel instead)."""
+    """Return the label items of the fail and review findings that have a place.
+
+    And the short texts of those that have none (listed in the side panel instead).
+    """
     items: list[LabelItem] = []
     unplaced: list[str] = []
     for row in findings.itertuples(index=False):
@@ -399,8 +272,11 @@ def _waived_mask(findings: gpd.GeoDataFrame) -> np.ndarray:
 
 
 def draw_findings(ax: Axes, findings: gpd.GeoDataFrame, bounds: tuple[float, ...]) -> list[Any]:
-    """Highlight every fail and review finding's geometry (waived ones in grey), the required
-    findings of :data:`LABELLED_REQUIRED`, and runoff findings on their drainage area."""
+    """Highlight every fail and review finding's geometry; return the legend handles.
+
+    Waived ones in grey, the required findings of :data:`LABELLED_REQUIRED`, and runoff
+    findings on their drainage area.
+    """
     handles: list[Any] = []
     waived = _waived_mask(findings)
     runoff = _is_runoff(findings["rule_id"]) if len(findings) else np.zeros(0, dtype=bool)
@@ -437,7 +313,7 @@ def draw_findings(ax: Axes, findings: gpd.GeoDataFrame, bounds: tuple[float, ...
             )
             drew = True
         if drew:
-            _add_handle(handles, legend_handle(style, kind="line"))
+            add_handle(handles, legend_handle(style, kind="line"))
     return handles
 
 
@@ -454,7 +330,7 @@ def device_label_items(devices: gpd.GeoDataFrame) -> list[LabelItem]:
 
 
 def draw_basemap(ax: Axes, path: str | Path, crs: CRS, bounds: tuple[float, ...]) -> None:
-    """A local GeoTIFF (orthophoto) under the map, warped to the working CRS when needed.
+    """Draw a local GeoTIFF (orthophoto) under the map, warped to the working CRS if needed.
 
     Raises
     ------

@@ -29,15 +29,13 @@ from matplotlib.backends.backend_pdf import PdfPages
 from matplotlib.figure import Figure
 
 from gis_sw.errors import OutputError
-from gis_sw.layers.layerset import LayerSet
 from gis_sw.outputs.atomic import atomic_path, check_writable, output_group
 from gis_sw.outputs.maps import furniture
 from gis_sw.outputs.maps.draw import add_lines, add_polygons, legend_handle
 from gis_sw.outputs.maps.scale import plan_sheets, scale_text, sheet_size
 from gis_sw.outputs.maps.sheets import FORMATS, PNG_DPI, safe_name
-from gis_sw.outputs.maps.site import draw_town_layers
 from gis_sw.outputs.maps.style import STYLES, LayerStyle
-from gis_sw.ruleset import Ruleset
+from gis_sw.outputs.maps.town_layers import TownData, draw_town_layers
 
 _RC: Any = {"pdf.fonttype": 3, "font.family": "DejaVu Sans", "hatch.linewidth": 0.5}
 
@@ -57,8 +55,10 @@ LOT_STYLE = LayerStyle("The lot", "none", "#000000", 2.2, "", "-", 1.0, 3.1)
 def siting_sheet_paths(
     out_dir: Path, parcel_ids: Sequence[str], formats: Sequence[str]
 ) -> list[Path]:
-    """The files :func:`write_siting_sheets` writes: ``siting.pdf`` (one page per lot) and
-    ``siting_<parcel>.png`` per lot."""
+    """Return the files :func:`write_siting_sheets` writes.
+
+    ``siting.pdf`` (one page per lot) and ``siting_<parcel>.png`` per lot.
+    """
     paths = []
     if "pdf" in formats:
         paths.append(out_dir / "siting.pdf")
@@ -72,8 +72,7 @@ def write_siting_sheets(
     polygons: gpd.GeoDataFrame,
     setbacks: Mapping[str, gpd.GeoDataFrame],
     *,
-    layers: LayerSet,
-    ruleset: Ruleset,
+    town: TownData,
     formats: Sequence[str] = FORMATS,
     sheet: str = "ansi_b",
     overwrite: bool = False,
@@ -90,8 +89,9 @@ def write_siting_sheets(
         Siting polygons (:data:`gis_sw.analysis.siting.SITING_COLUMNS`), one per parcel.
     setbacks
         Parcel id to its setback lines (:data:`gis_sw.analysis.setbacks.SETBACK_COLUMNS`).
-    layers, ruleset
-        The town drawn around each lot, and the law's name for the title block.
+    town
+        The town drawn around each lot (a :class:`~gis_sw.api.Town`), with the law's name
+        for the title block.
     formats
         Any of ``"pdf"``, ``"png"``.
     sheet
@@ -124,7 +124,7 @@ def write_siting_sheets(
         check_writable(path, overwrite=overwrite)
     size = sheet_size(sheet)
     date_text = (run_date or dt.datetime.now(tz=dt.UTC).date()).isoformat()
-    parcels = layers.get("parcels")
+    parcels = town.layers.get("parcels")
     if parcels is None:
         raise OutputError("no parcels layer: a siting sheet draws the lot. Fix: add parcels.")
     lots = parcels.set_index(parcels["parcel_id"].astype(str)).geometry
@@ -136,8 +136,7 @@ def write_siting_sheets(
                 lot=lots.loc[pid],
                 row=row,
                 lines=setbacks.get(pid),
-                layers=layers,
-                ruleset=ruleset,
+                town=town,
                 size=size,
                 date_text=date_text,
             )
@@ -169,12 +168,12 @@ class _SitingPage:
         lot: Any,
         row: Any,
         lines: gpd.GeoDataFrame | None,
-        layers: LayerSet,
-        ruleset: Ruleset,
+        town: TownData,
         size: Any,
         date_text: str,
     ) -> None:
-        self.lot, self.row, self.layers, self.ruleset = lot, row, layers, ruleset
+        self.lot, self.row, self.town = lot, row, town
+        self.layers, self.ruleset = town.layers, town.ruleset
         self.lines = lines if lines is not None else gpd.GeoDataFrame(geometry=[])
         self.size, self.date_text = size, date_text
 
@@ -186,17 +185,12 @@ class _SitingPage:
         assert view is not None
         fig = Figure(figsize=(size.width_in, size.height_in), dpi=100)
         FigureCanvasAgg(fig)
-        left, bottom, width, height = size.frame_in
-        ax = furniture.inch_axes(fig, left, bottom, width, height)
-        ax.set_gid("map-frame")
-        ax.set_axis_on()
-        ax.set_xticks([])
-        ax.set_yticks([])
+        ax = furniture.map_frame(fig, size.frame_in)
         bounds = view.bounds
         ax.set_xlim(bounds[0], bounds[2])
         ax.set_ylim(bounds[1], bounds[3])
         ax.set_autoscale_on(False)
-        handles = draw_town_layers(ax, self.layers, self.ruleset, bounds)
+        handles = draw_town_layers(ax, self.town, bounds)
         allowed = self.row.geometry
         area = float(self.row.area_sqft)
         if allowed is not None and not shapely.is_empty(allowed):
