@@ -95,7 +95,7 @@ def _area_left(
     start: np.ndarray, pieces: np.ndarray, pairs: _Pairs, cut: np.ndarray, alone: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Subtract the ``cut`` pairs from ``start``; return it and its area less the ``alone``."""
-    out = difference_rounds(start.copy(), pieces, pairs.lot[cut], pairs.piece[cut])
+    out = difference_rounds(start.copy(), pieces, pairs.lot[cut], pairs.piece[cut], skip_apart=True)
     taken = np.bincount(
         pairs.lot[alone], weights=shapely.area(pieces[pairs.piece[alone]]), minlength=len(out)
     )

@@ -39,17 +39,34 @@ def ordered_pairs(
 
 
 def difference_rounds(
-    out: np.ndarray, pieces: np.ndarray, p_idx: np.ndarray, c_idx: np.ndarray
+    out: np.ndarray,
+    pieces: np.ndarray,
+    p_idx: np.ndarray,
+    c_idx: np.ndarray,
+    *,
+    skip_apart: bool = False,
 ) -> np.ndarray:
-    """Subtract, in place, piece ``c_idx[k]`` from lot ``p_idx[k]`` (pairs sorted by lot)."""
+    """Subtract, in place, piece ``c_idx[k]`` from lot ``p_idx[k]`` (pairs sorted by lot).
+
+    With ``skip_apart``, a piece that no longer meets what is left of its lot is skipped
+    and one that covers it leaves it empty, without an overlay (a prepared predicate per
+    pair costs a few per cent of a ``difference``).  The polygons drawn for ``gis-sw
+    siting`` take every round as it comes, so they stay the same to the bit.
+    """
     if len(p_idx) == 0:
         return out
     counts = np.bincount(p_idx, minlength=len(out))
     starts = np.cumsum(counts) - counts
     rank = np.arange(len(p_idx)) - starts[p_idx]  # position of each piece within its lot
     for j in range(int(counts.max())):
-        now = rank == j
-        out[p_idx[now]] = shapely.difference(out[p_idx[now]], pieces[c_idx[now]])
+        lots, cuts = p_idx[rank == j], pieces[c_idx[rank == j]]
+        if skip_apart:
+            shapely.prepare(out[lots])
+            meets = shapely.intersects(out[lots], cuts)
+            covered = meets & shapely.covered_by(out[lots], cuts)
+            out[lots[covered]] = shapely.Polygon()
+            lots, cuts = lots[meets & ~covered], cuts[meets & ~covered]
+        out[lots] = shapely.difference(out[lots], cuts)
     return out  # overlay results of valid inputs are valid: no make_valid pass
 
 
