@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import geopandas as gpd
 import numpy as np
@@ -117,16 +118,18 @@ class _Lots:
     constraints: Constraints
 
 
-def _lots(
-    layers: LayerSet,
-    ruleset: Ruleset,
-    *,
-    parcel_ids: list[str] | None,
-    device_classes: tuple[str, ...],
-    depth_ft: float | None,
-    quad_segs: int,
-) -> _Lots | None:
+class _Asked(NamedTuple):
+    """What the caller asked for (the keyword options of :func:`siting_by_class`)."""
+
+    parcel_ids: list[str] | None
+    device_classes: tuple[str, ...]
+    depth_ft: float | None
+    quad_segs: int
+
+
+def _lots(layers: LayerSet, ruleset: Ruleset, asked: _Asked) -> _Lots | None:
     """Return what every class's siting starts from, or None when there is no parcel."""
+    parcel_ids, device_classes, depth_ft, quad_segs = asked
     klasses = [DeviceClass(c) for c in device_classes]
     if depth_ft is not None and depth_ft < 0:
         raise ValueError(f"depth_ft = {depth_ft} should be 0 or more (feet below ground)")
@@ -188,14 +191,7 @@ def siting_by_class(
     ValueError
         For an unknown device class or a negative ``depth_ft``.
     """
-    start = _lots(
-        layers,
-        ruleset,
-        parcel_ids=parcel_ids,
-        device_classes=device_classes,
-        depth_ft=depth_ft,
-        quad_segs=quad_segs,
-    )
+    start = _lots(layers, ruleset, _Asked(parcel_ids, device_classes, depth_ft, quad_segs))
     if start is None:
         return _empty([DeviceClass(c) for c in device_classes], ruleset.working_crs)
     inner, constraints = start.inner, start.constraints
@@ -246,18 +242,11 @@ def siting_areas(
     Raises
     ------
     LayerError
-        When there is no parcels layer or a requested parcel id is unknown.
+        As :func:`siting_by_class`: no parcels layer, or an unknown parcel id.
     ValueError
-        For an unknown device class or a negative ``depth_ft``.
+        As :func:`siting_by_class`: an unknown device class, or a depth below 0.
     """
-    start = _lots(
-        layers,
-        ruleset,
-        parcel_ids=parcel_ids,
-        device_classes=device_classes,
-        depth_ft=depth_ft,
-        quad_segs=quad_segs,
-    )
+    start = _lots(layers, ruleset, _Asked(parcel_ids, device_classes, depth_ft, quad_segs))
     if start is None:
         return {DeviceClass(c): np.zeros(0) for c in device_classes}
     vehicle = DeviceClass.VEHICLE in start.klasses
