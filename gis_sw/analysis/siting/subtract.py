@@ -27,14 +27,25 @@ def polygon_pieces(parts: list[np.ndarray]) -> np.ndarray:
 
 
 def ordered_pairs(
-    inner: np.ndarray, pieces: np.ndarray, tree: shapely.STRtree | None = None
+    inner: np.ndarray,
+    pieces: np.ndarray,
+    tree: shapely.STRtree | None = None,
+    *,
+    biggest_first: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Return the (lot, piece) pairs that intersect, by lot, then by the piece's geometry."""
+    """Return the (lot, piece) pairs that intersect, by lot, then by the piece's geometry.
+
+    The pieces of a lot come by envelope, then area; with ``biggest_first`` by area,
+    largest first, then envelope (a big zone taken first leaves less for the others to
+    meet: :func:`difference_rounds` then skips them).
+    """
     tree = tree if tree is not None else shapely.STRtree(pieces)
     p_idx, c_idx = tree.query(inner, predicate="intersects")
     box = shapely.bounds(pieces)[c_idx]
     size = shapely.area(pieces)[c_idx]
-    order = np.lexsort((size, box[:, 3], box[:, 2], box[:, 1], box[:, 0], p_idx))
+    corners = (box[:, 3], box[:, 2], box[:, 1], box[:, 0])
+    keys = (*corners, -size, p_idx) if biggest_first else (size, *corners, p_idx)
+    order = np.lexsort(keys)
     return p_idx[order], c_idx[order]
 
 
