@@ -32,7 +32,7 @@ def setback_lines(
     parcel_id: str,
     device_class: str = "roof",
 ) -> gpd.GeoDataFrame:
-    """The setback lines that cross ``lot``, each with its reason.
+    """Return the setback lines that cross ``lot``, each with its reason.
 
     One row per line: the property-line setback inside the lot, the habitable-basement ring
     of each building near it (a building with no ``habitable_basement`` value counts as

@@ -62,7 +62,7 @@ import shapely
 from gis_sw.analysis.bands import adjacent_buffers
 from gis_sw.analysis.distances import grown_radius
 from gis_sw.analysis.overlay import area_by_key
-from gis_sw.analysis.siting import DeviceClass, siting_by_class
+from gis_sw.analysis.siting import DeviceClass, siting_areas
 from gis_sw.batch.areas import (
     FloatArray,
     GeomArray,
@@ -210,18 +210,18 @@ def _zones(
 
 
 def _siting(chunk: Chunk, ruleset: Ruleset) -> tuple[FloatArray, FloatArray]:
-    """Roof and vehicle siting areas of the chunk's parcels: the siting polygons of
-    :func:`gis_sw.analysis.siting.siting_by_class` on the chunk and its halo (vector layers
+    """Roof and vehicle siting areas of the chunk's parcels: the areas of the siting polygons
+    of :func:`gis_sw.analysis.siting.siting_by_class`, measured by
+    :func:`gis_sw.analysis.siting.siting_areas` on the chunk and its halo (vector layers
     only, no device depth: see the module docstring)."""
     parcels = chunk.parcels.reset_index(drop=True)
     layers = LayerSet(
         crs=ruleset.working_crs,
         vectors={"parcels": parcels, **chunk.context},
     )
-    polygons = siting_by_class(layers, ruleset, quad_segs=BUFFER_QUAD_SEGS)
+    areas = siting_areas(layers, ruleset, quad_segs=BUFFER_QUAD_SEGS)
     roof, vehicle = (
-        np.nan_to_num(shapely.area(polygons[k].geometry.to_numpy()).astype(np.float64))
-        for k in (DeviceClass.ROOF, DeviceClass.VEHICLE)
+        np.nan_to_num(areas[k].astype(np.float64)) for k in (DeviceClass.ROOF, DeviceClass.VEHICLE)
     )
     return roof, vehicle
 

@@ -1,0 +1,226 @@
+"""The batch's full screen, siting included, against the bare vectorised floor.
+
+    nice -n 5 .venv/bin/python benchmarks/bench_siting.py [--sizes 10000 100000]
+        [--work DIR] [--seed 1] [--repeat 1]
+
+For each size, ``gis-sw sample --format parquet`` makes a town (kept in ``--work`` for the
+next run), then three child processes run one after the other (each its own interpreter,
+timed inside it, imports excluded):
+
+1. ``floor``: the bare vectorised GEOS script: read the eight layers the batch reads
+   (``geopandas.read_parquet``), cut polygons of more than 256 vertices into pieces (as
+   PostGIS ``ST_Subdivide``; without it the floodplain's intersections make the floor
+   slower than the batch) and build one STRtree per layer, screen every parcel (area in
+   each zone, wetland, water body and floodplain areas by ``intersection`` of the
+   candidate pairs, wells and septic fields within 50 ft by ``dwithin``) and write a
+   GeoParquet of the figures.  No siting, no adjacent area, no unions of overlaps: the
+   least any screening of this town can cost.
+2. ``batch``: ``gis-sw batch --no-map --no-gpkg`` (2 threads), its own stage times
+   (read, screen, write) from the line it prints: everything, siting included.
+3. ``parts``: the batch's screen on one thread, whole (``screen_layers``), quick
+   (no siting, no adjacent area), and siting alone
+   (:func:`gis_sw.analysis.siting.siting_areas` on every chunk), so the share of each is
+   plain.
+
+Printed: each stage, and the ratios ``batch / floor`` (read + screen + write against read +
+index + screen + write; the target is 2x) and siting's share of the screen.  The machine
+is shared: compare the ratios, measured in the same run, not the absolute times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+KINDS = (
+    "parcels",
+    "zoning",
+    "wetlands",
+    "water_bodies",
+    "floodplain",
+    "wells",
+    "septic_fields",
+    "buildings",
+)
+NEAR_FT = 50.0
+TARGET_RATIO = 2.0
+
+
+def make_town(work: Path, n: int, seed: int) -> Path:
+    """Return the folder of a sample town of ``n`` parcels, made when missing."""
+    town = work / f"town_{n}"
+    if not (town / "layers.toml").exists():
+        cmd = [str(BIN / "gis-sw"), "sample", "--out", str(town), "--parcels", str(n)]
+        cmd += ["--seed", str(seed), "--format", "parquet", "--overwrite"]
+        subprocess.run(cmd, check=True, capture_output=True)
+    return town
+
+
+def floor(town: Path, out: Path) -> dict[str, float]:
+    """Read, index, screen and write the town the bare vectorised way; stage seconds."""
+    import geopandas as gpd
+    import numpy as np
+    import pandas as pd
+    import shapely
+
+    from gis_sw.batch.chunks import subdivide
+
+    times: dict[str, float] = {}
+    started = time.perf_counter()
+    frames = {kind: gpd.read_parquet(town / f"{kind}.parquet") for kind in KINDS}
+    times["read"] = time.perf_counter() - started
+    started = time.perf_counter()
+    for kind in ("zoning", "wetlands", "water_bodies", "floodplain"):
+        frames[kind] = subdivide(frames[kind])
+    geoms = {kind: np.asarray(frame.geometry.to_numpy()) for kind, frame in frames.items()}
+    trees = {kind: shapely.STRtree(g) for kind, g in geoms.items() if kind != "parcels"}
+    for tree in trees.values():
+        tree.query(shapely.box(0, 0, 0, 0))
+    times["index"] = time.perf_counter() - started
+    started = time.perf_counter()
+    parcels = geoms["parcels"]
+    n = len(parcels)
+    figures = pd.DataFrame({"parcel_id": frames["parcels"]["parcel_id"].to_numpy()})
+    lot, zone = trees["zoning"].query(parcels, predicate="intersects")
+    areas = shapely.area(shapely.intersection(parcels[lot], geoms["zoning"][zone]))
+    pieces = pd.DataFrame({"lot": lot, "zone": frames["zoning"]["zone"].to_numpy()[zone]})
+    pieces["area"] = areas
+    main = pieces.sort_values("area", ascending=False).drop_duplicates("lot")
+    figures["zone_main"] = main.set_index("lot")["zone"].reindex(range(n)).to_numpy()
+    for kind in ("wetlands", "water_bodies", "floodplain"):
+        lot, hit = trees[kind].query(parcels, predicate="intersects")
+        areas = shapely.area(shapely.intersection(parcels[lot], geoms[kind][hit]))
+        figures[f"{kind}_sqft"] = np.bincount(lot, weights=areas, minlength=n)
+    for kind in ("wells", "septic_fields", "buildings"):
+        lot, _ = trees[kind].query(parcels, predicate="dwithin", distance=NEAR_FT)
+        figures[f"{kind}_near"] = np.bincount(lot, minlength=n)
+    times["screen"] = time.perf_counter() - started
+    started = time.perf_counter()
+    gpd.GeoDataFrame(figures, geometry=frames["parcels"].geometry).to_parquet(out)
+    times["write"] = time.perf_counter() - started
+    return times
+
+
+def parts(town: Path) -> dict[str, float]:
+    """Time the batch's screen whole, quick and its siting alone, one thread each."""
+    from gis_sw.analysis.siting import siting_areas
+    from gis_sw.batch.chunks import ChunkSource
+    from gis_sw.batch.parcels import BUFFER_QUAD_SEGS
+    from gis_sw.batch.run import RunOptions, plan_for, screen_layers
+    from gis_sw.layers.layerset import LayerSet
+    from gis_sw.layers.read import read_layers
+    from gis_sw.ruleset import load_ruleset
+
+    ruleset = load_ruleset()
+    layers = read_layers(town / "layers.toml", ruleset=ruleset)
+    times: dict[str, float] = {}
+    for name, quick in (("screen_1_thread", False), ("quick_1_thread", True)):
+        started = time.perf_counter()
+        screen_layers(layers, ruleset, options=RunOptions(workers=1, quick=quick))
+        times[name] = time.perf_counter() - started
+    prepared, plan = plan_for(layers, ruleset, chunk_size=5000)
+    context = {kind: layers.get(kind) for kind in KINDS if kind != "parcels"}
+    source = ChunkSource(prepared.parcels, context, plan)
+    times["siting_1_thread"] = 0.0
+    for chunk in source:
+        chunk_layers = LayerSet(
+            crs=ruleset.working_crs,
+            vectors={"parcels": chunk.parcels.reset_index(drop=True), **chunk.context},
+        )
+        started = time.perf_counter()
+        siting_areas(chunk_layers, ruleset, quad_segs=BUFFER_QUAD_SEGS)
+        times["siting_1_thread"] += time.perf_counter() - started
+    return times
+
+
+STAGES = re.compile(r"read ([\d.]+) s, screen ([\d.]+) s(?:, [a-z]+ [\d.]+ s)*?, write ([\d.]+) s")
+
+
+def batch(town: Path, out: Path) -> dict[str, float]:
+    """Run ``gis-sw batch --no-map --no-gpkg``; return its wall time and stage times."""
+    cmd = [str(BIN / "gis-sw"), "batch", "--layers", str(town / "layers.toml"), "--out"]
+    cmd += [str(out), "--overwrite", "--no-map", "--no-gpkg", "--workers", "2"]
+    started = time.perf_counter()
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - started
+    if done.returncode:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{done.stderr[-2000:]}")
+    found = STAGES.search(done.stderr + done.stdout)
+    if found is None:
+        return {"wall": wall}
+    read, screen, write = (float(v) for v in found.groups())
+    return {"wall": wall, "read": read, "screen": screen, "write": write}
+
+
+def child(kind: str, town: Path, out: Path) -> dict[str, float]:
+    """Run one measurement in a fresh interpreter; return what it printed."""
+    cmd = [sys.executable, __file__, "--child", kind, str(town), str(out)]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise RuntimeError(f"{kind} failed:\n{done.stderr[-2000:]}")
+    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def report(n: int, low: dict[str, float], ours: dict[str, float], split: dict[str, float]) -> None:
+    """Print one town's stages and ratios."""
+    floor_total = low["read"] + low["index"] + low["screen"] + low["write"]
+    print(
+        f"{n:>9,} floor {floor_total:6.2f} s (read {low['read']:.2f}, index "
+        f"{low['index']:.2f}, screen {low['screen']:.2f}, write {low['write']:.2f})"
+    )
+    if "screen" in ours:
+        total = ours["read"] + ours["screen"] + ours["write"]
+        print(
+            f"{'':>9} batch {total:6.2f} s (read {ours['read']:.2f}, screen "
+            f"{ours['screen']:.2f}, write {ours['write']:.2f}; wall {ours['wall']:.2f} s)"
+        )
+        ratio = total / floor_total
+        verdict = "within" if ratio <= TARGET_RATIO else "OVER"
+        print(f"{'':>9} batch / floor = {ratio:.2f}x ({verdict} the {TARGET_RATIO:g}x target)")
+    else:
+        print(f"{'':>9} batch wall {ours['wall']:.2f} s (no stage line found)")
+    whole = split["screen_1_thread"]
+    print(
+        f"{'':>9} one thread: screen {whole:.2f} s, quick {split['quick_1_thread']:.2f} s, "
+        f"siting {split['siting_1_thread']:.2f} s = {split['siting_1_thread'] / whole:.0%} "
+        "of the screen",
+        flush=True,
+    )
+
+
+def main() -> None:
+    """Parse the options and run every size, one measurement at a time."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[10_000, 100_000])
+    parser.add_argument("--work", type=Path, default=ROOT / "out" / "bench")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--child", nargs=3, metavar=("KIND", "TOWN", "OUT"))
+    args = parser.parse_args()
+    if args.child:
+        kind, town, out = args.child
+        runs = {"floor": floor, "parts": lambda t, _o: parts(t)}
+        print(json.dumps(runs[kind](Path(town), Path(out))))
+        return
+    args.work.mkdir(parents=True, exist_ok=True)
+    load = Path("/proc/loadavg").read_text(encoding="ascii").split()[:3]
+    print(f"load average {' '.join(load)}; ratios compare runs made one after the other")
+    for n in args.sizes:
+        town = make_town(args.work, n, args.seed)
+        for _ in range(args.repeat):
+            low = child("floor", town, args.work / f"floor_{n}.parquet")
+            ours = batch(town, args.work / f"siting_batch_{n}")
+            split = child("parts", town, args.work)
+            report(n, low, ours, split)
+
+
+if __name__ == "__main__":
+    main()
