@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -41,7 +41,9 @@ from gis_sw.layers.raster import RasterLayer
 from gis_sw.layers.rasters_io import largest_distance_ft, needed_area, read_raster
 from gis_sw.layers.specs import TOWN_LAYERS
 from gis_sw.layers.validate import SOURCE_ROW, apply_columns, validate_layer
-from gis_sw.layers.vector import crs_text, crs_units, read_vector, to_working_crs
+from gis_sw.layers.vector import WINDOW_ROW, crs_text, crs_units, read_vector, to_working_crs
+from gis_sw.layers.window import Bounds, GpkgWindow
+from gis_sw.layers.window_read import name_by_layer_row, source_box
 from gis_sw.ruleset import Ruleset
 
 logger = logging.getLogger(__name__)
@@ -65,6 +67,10 @@ class LayerInspection:
         Kind to :class:`LayerReport`, for every layer that was read.
     problems
         Kind to the problems found in it (empty when the source is clean).
+    coverage
+        Kind to the area a layer that maps part of the town maps.
+    windows
+        Kind to the box (working CRS) a layer was read in, for layers read by window.
     """
 
     manifest: Manifest
@@ -74,6 +80,7 @@ class LayerInspection:
     reports: dict[str, LayerReport] = field(default_factory=dict)
     problems: dict[str, list[Problem]] = field(default_factory=dict)
     coverage: dict[str, shapely.Geometry] = field(default_factory=dict)
+    windows: dict[str, Bounds] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -94,11 +101,14 @@ def inspect_layers(
     ruleset: Ruleset,
     strict: bool = False,
     kinds: Iterable[str] | None = None,
+    windows: Mapping[str, Bounds] | None = None,
 ) -> LayerInspection:
     """Read and validate every layer of a source, collecting problems instead of raising.
 
     ``kinds`` limits the reading to those layer kinds (batch reads only what it screens);
-    the required layers are required all the same.
+    the required layers are required all the same.  ``windows`` gives, by kind, a box
+    (working CRS) to read the layer's features in (:func:`read_vector_entry`); rasters are
+    read over the extent of the vectors read.
 
     Raises
     ------
@@ -134,10 +144,13 @@ def inspect_layers(
                 )
                 inspection.rasters[kind] = raster
             else:
-                frame, report = read_vector_entry(
-                    entry, working_crs=ruleset.working_crs, strict=strict
+                window = (windows or {}).get(kind)
+                frame, report, windowed = read_vector_window(
+                    entry, working_crs=ruleset.working_crs, strict=strict, window=window
                 )
                 inspection.vectors[kind] = frame
+                if windowed and window is not None:
+                    inspection.windows[kind] = window
             inspection.reports[kind] = report
         except LayerError as exc:
             inspection.problems[kind] = list(exc.problems)
@@ -163,6 +176,7 @@ def read_layers(
     ruleset: Ruleset,
     strict: bool = False,
     kinds: Iterable[str] | None = None,
+    windows: Mapping[str, Bounds] | None = None,
 ) -> LayerSet:
     """Read, reproject and validate the town layers of a source.
 
@@ -177,6 +191,9 @@ def read_layers(
         Refuse invalid geometries instead of repairing them with ``make_valid``.
     kinds
         Read only these kinds (and still require parcels and zoning).
+    windows
+        By kind, a box (working CRS): read only the layer's features whose envelope meets
+        it, where the source can filter so (:mod:`gis_sw.layers.window_read`).
 
     Raises
     ------
@@ -186,7 +203,20 @@ def read_layers(
         Naming every problem of every layer (missing columns, wrong geometry types, empty
         required layers, duplicate ids, null geometries, bad values, no CRS ...).
     """
-    inspection = inspect_layers(source, ruleset=ruleset, strict=strict, kinds=kinds)
+    inspection = inspect_layers(
+        source, ruleset=ruleset, strict=strict, kinds=kinds, windows=windows
+    )
+    return layerset_of(inspection)
+
+
+def layerset_of(inspection: LayerInspection) -> LayerSet:
+    """The :class:`LayerSet` of a clean inspection.
+
+    Raises
+    ------
+    LayerError
+        Naming every problem the inspection found.
+    """
     if not inspection.ok:
         raise LayerError(inspection.all_problems())
     return make_layerset(
@@ -320,9 +350,21 @@ def read_coverage(path: Path, *, working_crs: CRS) -> shapely.Geometry:
 
 
 def read_vector_entry(
-    entry: LayerEntry, *, working_crs: CRS, strict: bool = False
+    entry: LayerEntry, *, working_crs: CRS, strict: bool = False, window: Bounds | None = None
 ) -> tuple[gpd.GeoDataFrame, LayerReport]:
     """One vector layer of a manifest, in the working CRS, renamed and validated.
+
+    Parameters
+    ----------
+    entry
+        The layer's table of the manifest.
+    working_crs
+        The CRS to bring it into.
+    strict
+        Refuse invalid geometries instead of repairing them.
+    window
+        Read only the features whose envelope meets this box (working CRS) where the source
+        can filter so (:func:`gis_sw.layers.window_read.source_box`); None: the whole layer.
 
     Raises
     ------
@@ -331,6 +373,36 @@ def read_vector_entry(
     LayerError
         Listing every problem of the layer.
     """
+    frame, report, _ = read_vector_window(
+        entry, working_crs=working_crs, strict=strict, window=window
+    )
+    return frame, report
+
+
+def read_vector_window(
+    entry: LayerEntry, *, working_crs: CRS, strict: bool = False, window: Bounds | None = None
+) -> tuple[gpd.GeoDataFrame, LayerReport, bool]:
+    """:func:`read_vector_entry`, and whether the layer was read by window (not whole).
+
+    Raises
+    ------
+    InputFileError, CRSError
+        If it cannot be read or has no CRS.
+    LayerError
+        Listing every problem of the layer.
+    """
+    box = source_box(entry, window, working_crs)
+    frame, report, windowed = _read_entry(entry, working_crs=working_crs, strict=strict, box=box)
+    if windowed and not len(frame) and TOWN_LAYERS[entry.kind].required_layer:
+        # nothing of a required layer near the proposals: read it whole, as without a window
+        return _read_entry(entry, working_crs=working_crs, strict=strict, box=None)
+    return frame, report, windowed
+
+
+def _read_entry(
+    entry: LayerEntry, *, working_crs: CRS, strict: bool, box: GpkgWindow | Bounds | None
+) -> tuple[gpd.GeoDataFrame, LayerReport, bool]:
+    """:func:`read_vector_window` with the window already in the source's CRS."""
     spec = TOWN_LAYERS[entry.kind]
     label = entry.label
     name = f"{entry.kind} [{label}]"
@@ -358,6 +430,7 @@ def read_vector_entry(
             crs=entry.crs,
             override_crs=entry.crs_override,
             where=entry.where,
+            box=box if isinstance(box, GpkgWindow) else None,
         )
     if entry.where is not None:
         warnings.append(f"filter: where {entry.where} ({len(frame):,} features kept).")
@@ -388,6 +461,12 @@ def read_vector_entry(
         raise LayerError(problems)
     if SOURCE_ROW in validated.frame.columns:
         validated = replace(validated, frame=validated.frame.drop(columns=SOURCE_ROW))
+    windowed = WINDOW_ROW in validated.frame.columns
+    if windowed:
+        validated = replace(validated, frame=name_by_layer_row(validated.frame, spec))
+        warnings.append(
+            f"read by window: the {len(validated.frame):,} features near the proposals."
+        )
     if validated.repaired_ids:
         warnings.append(f"{len(validated.repaired_ids)} invalid geometries repaired (make_valid).")
     bounds = validated.frame.total_bounds if len(validated.frame) else [float("nan")] * 4
@@ -409,4 +488,4 @@ def read_vector_entry(
         duplicate_geometries=duplicates,
     )
     logger.info("%s: %d features from %s", entry.kind, report.features, label)
-    return validated.frame, report
+    return validated.frame, report, windowed

@@ -26,6 +26,7 @@ import shapely
 from pyproj import CRS, Transformer
 
 from gis_sw.errors import CRSError, InputFileError
+from gis_sw.layers.window import GpkgWindow, read_gpkg_window
 
 logger = logging.getLogger(__name__)
 
@@ -83,6 +84,7 @@ def read_vector(
     crs: CRS | None = None,
     override_crs: bool = False,
     where: str | None = None,
+    box: GpkgWindow | None = None,
 ) -> tuple[gpd.GeoDataFrame, CRS, list[str]]:
     """Read one vector layer with its CRS (the file's, else ``crs``; ``crs`` always when
     ``override_crs``).
@@ -102,6 +104,11 @@ def read_vector(
         is EPSG:4326 to GDAL); the warnings say which CRS was replaced.
     where
         Attribute filter (an OGR SQL ``WHERE`` clause) applied by GDAL while reading.
+    box
+        Read only the features of this GeoPackage layer whose envelope meets its box (in
+        the file's CRS), when the file can filter so (its R-tree, no ``where``): each
+        feature's row in the whole layer is then in the column :data:`WINDOW_ROW`.  Other
+        files are read whole (no such column).
 
     Returns
     -------
@@ -127,7 +134,7 @@ def read_vector(
     elif suffix == ".dxf":
         frame = _read_dxf(path, layer)
     else:
-        frame, notes = _read_ogr(path, layer, kind, where=where)
+        frame, notes = _read_ogr(path, layer, kind, where=where, box=box)
         warnings.extend(notes)
     label = f"{path}:{layer}" if layer else str(path)
     if override_crs and crs is not None:
@@ -164,11 +171,15 @@ def _read_parquet(path: Path) -> gpd.GeoDataFrame:
         raise InputFileError(unreadable(path, "GeoParquet file", exc)) from exc
 
 
-def _read_ogr(
-    path: Path, layer: str | None, kind: str | None, *, where: str | None = None
-) -> tuple[gpd.GeoDataFrame, list[str]]:
-    if path.suffix.lower() == ".shp" and path.is_file():
-        _check_shapefile_parts(path)
+def pick_layer(path: Path, layer: str | None, kind: str | None) -> tuple[str | None, list[str]]:
+    """The layer of ``path`` to read (None: its only layer) and every layer it holds.
+
+    Raises
+    ------
+    InputFileError
+        If the file cannot be read, holds several layers and none is named (or named after
+        ``kind``), or has no layer ``layer``.
+    """
     try:
         layers = [str(name) for name, _ in pyogrio.list_layers(path)]
     except Exception as exc:  # pyogrio's DataSourceError and GDAL errors
@@ -185,6 +196,46 @@ def _read_ogr(
         raise InputFileError(
             f"{path} has no layer {layer!r} (it has {', '.join(layers)}). Fix: correct layer."
         )
+    return layer, layers
+
+
+WINDOW_ROW = "__gis_sw_layer_row"
+"""Column of a window's features holding each one's row in the whole layer (from 0)."""
+
+
+def _read_window(path: Path, window: GpkgWindow) -> gpd.GeoDataFrame | None:
+    """The features of a GeoPackage layer in a window with their rows, or None (read whole).
+
+    Raises
+    ------
+    InputFileError
+        If GDAL cannot read them.
+    """
+    try:
+        found = read_gpkg_window(path, window)
+    except Exception as exc:  # GDAL read errors
+        what = f"vector file: layer {window.table!r} failed"
+        raise InputFileError(unreadable(path, what, exc)) from exc
+    if found is None or not isinstance(found.frame, gpd.GeoDataFrame):
+        return None
+    return found.frame.assign(**{WINDOW_ROW: found.rows})
+
+
+def _read_ogr(
+    path: Path,
+    layer: str | None,
+    kind: str | None,
+    *,
+    where: str | None = None,
+    box: GpkgWindow | None = None,
+) -> tuple[gpd.GeoDataFrame, list[str]]:
+    if box is not None and where is None:
+        windowed = _read_window(path, box)
+        if windowed is not None:
+            return windowed, []
+    if path.suffix.lower() == ".shp" and path.is_file():
+        _check_shapefile_parts(path)
+    layer, layers = pick_layer(path, layer, kind)
     try:
         frame = pyogrio.read_dataframe(path, layer=layer, use_arrow=True, where=where)
     except Exception as exc:  # GDAL read errors

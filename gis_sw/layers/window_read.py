@@ -1,0 +1,110 @@
+"""Which layers of a manifest can be read by window, the window in their CRS, and names.
+
+A layer is read by window (:mod:`gis_sw.layers.window`) when its source can filter by
+envelope and nothing about the layer needs all of it:
+
+- a GeoPackage layer with its R-tree, or a PostGIS table or query (``&&`` on the GiST
+  index);
+- no ``where`` filter (pyogrio cannot combine a filter with a read by fid);
+- ``on_bad_feature = "error"`` (dropped features are reported by their row in the layer);
+- ``coverage = "town"`` (a layer that maps part of the town gets its coverage from its
+  whole extent, so it is read whole: such layers are small).
+
+Anything else (Shapefile, GeoJSON, GeoParquet, DXF, rasters) is read whole; rasters are
+read over the extent of the vectors read, so a window of them follows
+(:func:`gis_sw.layers.rasters_io.needed_area`).
+
+The window is given in the working CRS.  A source in another CRS is asked for the box the
+window's corners and edges (21 points a side) project to, grown by
+:data:`REPROJECTED_MARGIN` of its size: the features that come back are a superset of the
+ones whose envelope meets the window once reprojected.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from pyproj import CRS, Transformer
+
+from gis_sw.layers.manifest import LayerEntry
+from gis_sw.layers.specs import LayerSpec
+from gis_sw.layers.vector import WINDOW_ROW
+from gis_sw.layers.window import Bounds, GpkgWindow, gpkg_layers
+
+__all__ = ["REPROJECTED_MARGIN", "name_by_layer_row", "source_box", "windowable"]
+
+REPROJECTED_MARGIN = 0.01
+"""Share of a reprojected window's size added on every side."""
+
+
+def windowable(entry: LayerEntry) -> bool:
+    """Whether ``entry`` can be read by window (module docstring)."""
+    if entry.none or entry.is_raster or entry.where is not None or entry.skip_bad:
+        return False
+    if entry.coverage != "town":
+        return False
+    if entry.postgis is not None:
+        return True
+    return entry.path is not None and entry.path.suffix.lower() == ".gpkg"
+
+
+def _grown(box: Bounds, share: float) -> Bounds:
+    minx, miny, maxx, maxy = box
+    pad = max(maxx - minx, maxy - miny) * share
+    return (minx - pad, miny - pad, maxx + pad, maxy + pad)
+
+
+def project_box(window: Bounds, *, working_crs: CRS, crs: CRS) -> Bounds:
+    """``window`` (working CRS) as a box in ``crs`` that holds all of it."""
+    if crs.equals(working_crs):
+        return window
+    transformer = Transformer.from_crs(working_crs, crs, always_xy=True)
+    found = transformer.transform_bounds(*window, densify_pts=21)
+    return _grown(tuple(float(v) for v in found), REPROJECTED_MARGIN)  # type: ignore[arg-type]
+
+
+def source_box(
+    entry: LayerEntry, window: Bounds | None, working_crs: CRS
+) -> GpkgWindow | Bounds | None:
+    """Where to read a layer: a GeoPackage layer and the window in its CRS; for PostGIS the
+    window itself (working CRS: the query projects it); None to read the layer whole."""
+    if window is None or not windowable(entry):
+        return None
+    if entry.postgis is not None or entry.path is None:
+        return window
+    layers = gpkg_layers(entry.path)
+    if not layers:
+        return None
+    table = entry.layer
+    if table is None:
+        table = entry.kind if entry.kind in layers else None
+        if table is None and len(layers) == 1:
+            table = next(iter(layers))
+    layer = None if table is None else layers.get(table)
+    if layer is None or layer.rtree is None:
+        return None  # the whole read names a missing layer
+    file_crs = CRS(layer.crs) if layer.crs else None
+    crs = entry.crs if file_crs is None or entry.crs_override else file_crs
+    if crs is None:
+        return None
+    return GpkgWindow(layer.table, project_box(window, working_crs=working_crs, crs=crs))
+
+
+def name_by_layer_row(frame: pd.DataFrame, spec: LayerSpec) -> pd.DataFrame:
+    """Drop :data:`WINDOW_ROW`, first naming features without their optional id ``#<row>``.
+
+    The row is the feature's row in the whole layer (from 1), the name the checks and
+    :class:`gis_sw.Town` give such a feature when the whole layer is read.
+    """
+    rows = np.asarray(frame[WINDOW_ROW], dtype=np.int64)
+    out = frame.drop(columns=WINDOW_ROW)
+    column = spec.id_column
+    if column is None or column in spec.required or column not in out.columns:
+        return out
+    missing = out[column].isna().to_numpy()
+    if not missing.any():
+        return out
+    values = out[column].astype("object").to_numpy().copy()
+    values[missing] = [f"#{r + 1}" for r in rows[missing]]
+    out[column] = values
+    return out
