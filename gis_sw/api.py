@@ -26,6 +26,8 @@ What is cut out, and why it gives the same findings as the whole town:
   and the 100-ft state well advisory among them) plus a margin.  Every check that looks
   for features within a distance, or overlapping the disturbance or its drainage area,
   sees all of them;
+- the impaired waters whole (Condition A follows runoff on the DEM to any of them) and
+  the drainage areas whole (:data:`gis_sw.around.WHOLE_KINDS`: small layers);
 - plus, for every proposal geometry, its nearest feature of every layer at any distance
   (ties included), so the separation report (SW208) finds the same nearest well, wetland
   and water body however far away they are;
@@ -57,7 +59,7 @@ from gis_sw.analysis.setbacks import SETBACK_COLUMNS
 from gis_sw.analysis.setbacks import setback_lines as lines_of_setbacks
 from gis_sw.analysis.siting import DeviceClass, siting_by_class
 from gis_sw.analysis.waivers import Waiver, WaiverResult, apply_waivers, load_waivers
-from gis_sw.around import contains, live, nearest_box, read_around, region
+from gis_sw.around import WHOLE_KINDS, contains, live, nearest_box, read_around, region
 from gis_sw.errors import LayerError, Problem
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.proposals import Proposals
@@ -225,7 +227,7 @@ class Town:
         vectors: dict[str, gpd.GeoDataFrame] = {}
         keys = shapely.to_wkb(arr)
         for kind, tree in self._trees.items():
-            if len(self._geoms[kind]) == 0:
+            if len(self._geoms[kind]) == 0 or kind in WHOLE_KINDS:
                 vectors[kind] = self._frames[kind]
                 continue
             rows = tree.query(region_box)

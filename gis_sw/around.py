@@ -10,7 +10,9 @@ sources only what that cut can take, so ``gis-sw check`` of one addition on a
    (:func:`region`); drainage areas are read whole (a proposal's own ones count wherever
    they lie, and there are few);
 2. every vector layer within the region, by window where its source can filter
-   (:mod:`gis_sw.layers.window_read`); rasters over the extent of what was read;
+   (:mod:`gis_sw.layers.window_read`), but :data:`WHOLE_KINDS` whole; rasters over the
+   extent of what was read, the DEM over the whole town's (the extents the GeoPackage
+   catalog records), as a whole read would;
 3. for every layer read by window, the nearest feature of every proposal geometry at any
    distance (SW208): when the window holds a feature at distance ``d`` of a geometry, every
    feature as near lies in the geometry's envelope grown by ``d``; where that box leaves
@@ -37,12 +39,17 @@ import shapely
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.read import LayerInspection, inspect_layers, layerset_of, read_vector_window
 from gis_sw.layers.window import Bounds
+from gis_sw.layers.window_read import whole_extent
 from gis_sw.ruleset import Ruleset
 
 log = logging.getLogger(__name__)
 
-__all__ = ["GROWING_KINDS", "contains", "live", "near_box", "read_around", "region"]
+__all__ = ["GROWING_KINDS", "WHOLE_KINDS", "contains", "live", "near_box", "read_around", "region"]
 
+WHOLE_KINDS = ("drainage_areas", "impaired_waters")
+"""Layers taken whole: a proposal's own drainage areas count wherever they lie, and a
+runoff path traced on the DEM (Condition A) may reach any impaired water, however far.
+Both are small layers."""
 GROWING_KINDS = ("parcels", "drainage_areas")
 """Layers whose features near the proposals grow the neighbourhood (the lots and drainage
 areas the runoff calculations take whole)."""
@@ -250,9 +257,16 @@ def read_around(
     windows = {
         kind: box
         for kind, entry in first.manifest.entries.items()
-        if not entry.is_raster and kind != "drainage_areas"
+        if not entry.is_raster and kind not in WHOLE_KINDS
     }
-    inspection = inspect_layers(source, ruleset=ruleset, strict=strict, windows=windows)
+    extents = {
+        kind: extent
+        for kind in windows
+        if (extent := whole_extent(first.manifest.entries[kind], ruleset.working_crs)) is not None
+    }
+    inspection = inspect_layers(
+        source, ruleset=ruleset, strict=strict, windows=windows, extents=extents
+    )
     if inspection.ok:
         _fill_nearest(inspection, arr, ruleset=ruleset, strict=strict)
     return layerset_of(inspection), dict(inspection.windows)

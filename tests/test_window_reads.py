@@ -80,6 +80,12 @@ def test_sample_addition_reads_part_of_the_town(sample_town: Town) -> None:
     parcels = len(windowed.layers.vectors["parcels"])
     assert 0 < parcels < len(sample_town.layers.vectors["parcels"])
     assert "read by window" in " ".join(windowed.layers.reports["parcels"].warnings)
+    for kind in ("impaired_waters",):  # Condition A may trace runoff to any of them
+        assert len(windowed.layers.vectors[kind]) == len(sample_town.layers.vectors[kind])
+    dem, whole = windowed.layers.raster("dem"), sample_town.layers.raster("dem")
+    assert dem is not None
+    assert whole is not None
+    assert dem.values.shape == whole.values.shape  # the DEM over the whole town
     _findings_equal(sample_town, windowed, addition)
 
 

@@ -45,6 +45,7 @@ from gis_sw.layers.vector import WINDOW_ROW, crs_text, crs_units, read_vector, t
 from gis_sw.layers.window import Bounds, GpkgWindow
 from gis_sw.layers.window_read import name_by_layer_row, source_box
 from gis_sw.ruleset import Ruleset
+from gis_sw.units import feet_per_unit
 
 logger = logging.getLogger(__name__)
 
@@ -102,13 +103,15 @@ def inspect_layers(
     strict: bool = False,
     kinds: Iterable[str] | None = None,
     windows: Mapping[str, Bounds] | None = None,
+    extents: Mapping[str, Bounds] | None = None,
 ) -> LayerInspection:
     """Read and validate every layer of a source, collecting problems instead of raising.
 
     ``kinds`` limits the reading to those layer kinds (batch reads only what it screens);
     the required layers are required all the same.  ``windows`` gives, by kind, a box
     (working CRS) to read the layer's features in (:func:`read_vector_entry`); rasters are
-    read over the extent of the vectors read.
+    read over the extent of the vectors read, but those in :data:`TOWN_WIDE_RASTERS` over
+    the town's: ``extents`` gives, by kind, the whole extent of the layers read by window.
 
     Raises
     ------
@@ -138,9 +141,7 @@ def inspect_layers(
                     mode=entry.mode,
                     units=entry.units,
                     crs=entry.crs,
-                    area=needed_area(
-                        inspection.vectors, margin_ft=largest_distance_ft(ruleset.raw)
-                    ),
+                    area=_raster_area(kind, inspection, ruleset, extents),
                 )
                 inspection.rasters[kind] = raster
             else:
@@ -168,6 +169,34 @@ def inspect_layers(
                 )
             ]
     return inspection
+
+
+TOWN_WIDE_RASTERS = ("dem",)
+"""Rasters read over the whole town's extent even when the vectors are read by window: a
+runoff path traced on the DEM goes where the ground falls, however far."""
+
+
+def _raster_area(
+    kind: str,
+    inspection: LayerInspection,
+    ruleset: Ruleset,
+    extents: Mapping[str, Bounds] | None,
+) -> Bounds | None:
+    """Return the area a raster is read over: the vectors' extent grown by the reach."""
+    margin_ft = largest_distance_ft(ruleset.raw)
+    area = needed_area(inspection.vectors, margin_ft=margin_ft)
+    if not extents or kind not in TOWN_WIDE_RASTERS:
+        return area
+    pad = margin_ft / feet_per_unit(ruleset.working_crs)
+    boxes = [] if area is None else [area]
+    boxes += [(b[0] - pad, b[1] - pad, b[2] + pad, b[3] + pad) for b in extents.values()]
+    stack = np.asarray(boxes, dtype="float64")
+    return (
+        float(stack[:, 0].min()),
+        float(stack[:, 1].min()),
+        float(stack[:, 2].max()),
+        float(stack[:, 3].max()),
+    )
 
 
 def read_layers(

@@ -71,11 +71,14 @@ class GpkgLayer:
         Its R-tree table, or None when it has none.
     crs
         ``EPSG:<code>`` or the WKT of its spatial reference; None when undefined.
+    extent
+        The layer's extent as ``gpkg_contents`` records it (its CRS), or None.
     """
 
     table: str
     rtree: str | None
     crs: str | None
+    extent: Bounds | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +119,8 @@ def _catalog(path: str, size: int, mtime_ns: int) -> dict[str, GpkgLayer] | None
     try:
         rows = conn.execute(
             "SELECT c.table_name, g.column_name, s.organization, "
-            "s.organization_coordsys_id, s.definition, g.srs_id "
+            "s.organization_coordsys_id, s.definition, g.srs_id, "
+            "c.min_x, c.min_y, c.max_x, c.max_y "
             "FROM gpkg_contents c JOIN gpkg_geometry_columns g "
             "ON lower(g.table_name) = lower(c.table_name) "
             "LEFT JOIN gpkg_spatial_ref_sys s ON s.srs_id = g.srs_id "
@@ -134,11 +138,15 @@ def _catalog(path: str, size: int, mtime_ns: int) -> dict[str, GpkgLayer] | None
     finally:
         conn.close()
     out: dict[str, GpkgLayer] = {}
-    for table, column, org, code, definition, srs_id in rows:
+    for table, column, org, code, definition, srs_id, *box in rows:
         rtree = f"rtree_{table}_{column}"
         has_rtree = str(table).lower() in indexed and rtree in tables
+        extent = tuple(float(v) for v in box) if all(v is not None for v in box) else None
         out[str(table)] = GpkgLayer(
-            str(table), rtree if has_rtree else None, _srs_text(org, code, definition, srs_id)
+            str(table),
+            rtree if has_rtree else None,
+            _srs_text(org, code, definition, srs_id),
+            extent,  # type: ignore[arg-type]
         )
     return out
 

@@ -29,9 +29,16 @@ from pyproj import CRS, Transformer
 from gis_sw.layers.manifest import LayerEntry
 from gis_sw.layers.specs import LayerSpec
 from gis_sw.layers.vector import WINDOW_ROW
-from gis_sw.layers.window import Bounds, GpkgWindow, gpkg_layers
+from gis_sw.layers.window import Bounds, GpkgLayer, GpkgWindow, gpkg_layers
 
-__all__ = ["REPROJECTED_MARGIN", "name_by_layer_row", "source_box", "windowable"]
+__all__ = [
+    "REPROJECTED_MARGIN",
+    "name_by_layer_row",
+    "project_box",
+    "source_box",
+    "whole_extent",
+    "windowable",
+]
 
 REPROJECTED_MARGIN = 0.01
 """Share of a reprojected window's size added on every side."""
@@ -63,16 +70,9 @@ def project_box(window: Bounds, *, working_crs: CRS, crs: CRS) -> Bounds:
     return _grown(tuple(float(v) for v in found), REPROJECTED_MARGIN)  # type: ignore[arg-type]
 
 
-def source_box(
-    entry: LayerEntry, window: Bounds | None, working_crs: CRS
-) -> GpkgWindow | Bounds | None:
-    """Where to read a layer: a GeoPackage layer and the window in its CRS; for PostGIS the
-    window itself (working CRS: the query projects it); None to read the layer whole."""
-    if window is None or not windowable(entry):
-        return None
-    if entry.postgis is not None or entry.path is None:
-        return window
-    layers = gpkg_layers(entry.path)
+def _gpkg_layer(entry: LayerEntry) -> tuple[GpkgLayer, CRS] | None:
+    """The GeoPackage layer of a windowable entry with an R-tree, and its CRS."""
+    layers = gpkg_layers(entry.path) if entry.path is not None else None
     if not layers:
         return None
     table = entry.layer
@@ -85,9 +85,45 @@ def source_box(
         return None  # the whole read names a missing layer
     file_crs = CRS(layer.crs) if layer.crs else None
     crs = entry.crs if file_crs is None or entry.crs_override else file_crs
-    if crs is None:
+    return None if crs is None else (layer, crs)
+
+
+def source_box(
+    entry: LayerEntry, window: Bounds | None, working_crs: CRS
+) -> GpkgWindow | Bounds | None:
+    """Return where to read a layer: a GeoPackage layer and the window in its CRS.
+
+    For PostGIS, the window itself (working CRS: the query projects it); None to read the
+    layer whole.
+    """
+    if window is None or not windowable(entry):
         return None
+    if entry.postgis is not None or entry.path is None:
+        return window
+    found = _gpkg_layer(entry)
+    if found is None:
+        return None
+    layer, crs = found
     return GpkgWindow(layer.table, project_box(window, working_crs=working_crs, crs=crs))
+
+
+def whole_extent(entry: LayerEntry, working_crs: CRS) -> Bounds | None:
+    """Return the extent of a whole GeoPackage layer (working CRS), from its catalog.
+
+    None when the layer is not read by window or its catalog records no extent.  A
+    reprojected extent is the box its edges project to.
+    """
+    if not windowable(entry) or entry.postgis is not None:
+        return None
+    found = _gpkg_layer(entry)
+    if found is None or found[0].extent is None:
+        return None
+    layer, crs = found
+    assert layer.extent is not None
+    if crs.equals(working_crs):
+        return layer.extent
+    back = Transformer.from_crs(crs, working_crs, always_xy=True)
+    return tuple(float(v) for v in back.transform_bounds(*layer.extent, densify_pts=21))  # type: ignore[return-value]
 
 
 def name_by_layer_row(frame: pd.DataFrame, spec: LayerSpec) -> pd.DataFrame:
