@@ -54,6 +54,7 @@ import geopandas as gpd
 import numpy as np
 import shapely
 
+from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.engine import run_rules
 from gis_sw.analysis.setbacks import SETBACK_COLUMNS
 from gis_sw.analysis.setbacks import setback_lines as lines_of_setbacks
@@ -139,6 +140,7 @@ class Town:
         self._bounds: tuple[float, float, float, float] | None = None
         self._near_cache: dict[tuple[str, bytes], np.ndarray] = {}
         self._near_lock = threading.Lock()
+        self._shared: dict[str, Any] = {}  # derived from the town alone (CheckContext.shared)
         self.windows: dict[str, tuple[float, float, float, float]] = {}
         """Kind to the box a layer was read in (``read_town(..., around=)``); {}: whole."""
         for kind, layer in layers.vectors.items():
@@ -331,6 +333,7 @@ class Town:
             self.ruleset,
             select=list(select) if select else None,
             ignore=list(ignore) if ignore else None,
+            context=CheckContext(local, proposals, self.ruleset, shared=self._shared),
         )
         results: list[WaiverResult] = []
         if waivers is not None:

@@ -371,7 +371,9 @@ def _discharge(ctx: CheckContext, ids: list[str]) -> dict[str, Discharge]:
             remaining.append(pid)
             continue
         union = subjects[i]
-        piece = shapely.intersection(union, shapely.union_all(geoms[hit]))
+        # only the parts near the disturbance: a TMDL watershed is a town-sized polygon
+        near = shapely.clip_by_rect(geoms[hit], *_grown_bounds(union, tol + 1.0))
+        piece = shapely.intersection(union, shapely.union_all(shapely.make_valid(near)))
         kind = "TMDL watershed" if shed_mask[hit].all() else "impaired water"
         where = "lies in" if shapely.area(piece) > 0 else "touches"
         out[pid] = Discharge(
@@ -390,10 +392,10 @@ def _discharge(ctx: CheckContext, ids: list[str]) -> dict[str, Discharge]:
                 unions[pid],
             )
         return out
-    body_union = shapely.union_all(bodies.geometry.to_numpy())
-    body_tree = shapely.STRtree(bodies.geometry.to_numpy())
     dem = ctx.layers.raster("dem")
     if dem is None:
+        body_union = shapely.union_all(bodies.geometry.to_numpy())
+        body_tree = shapely.STRtree(bodies.geometry.to_numpy())
         for pid in remaining:
             gap_ft = float(shapely.distance(unions[pid], body_union))
             named = _names(bodies, _nearest(body_tree, unions[pid]))
@@ -405,8 +407,13 @@ def _discharge(ctx: CheckContext, ids: list[str]) -> dict[str, Discharge]:
             )
         return out
     edge_ft = float(params.get("edge_review_ft", EDGE_REVIEW_FT))
-    out.update(_traced(ctx, dem, bodies, remaining, edge_ft))
+    out.update(_traced(ctx, dem, bodies, remaining, edge_ft, source=layer))
     return out
+
+
+def _grown_bounds(geometry: Any, by: float) -> tuple[float, float, float, float]:
+    minx, miny, maxx, maxy = shapely.bounds(geometry)
+    return (minx - by, miny - by, maxx + by, maxy + by)
 
 
 def _nearest(tree: shapely.STRtree, geometry: Any) -> np.ndarray:
@@ -420,11 +427,20 @@ def _traced(
     bodies: gpd.GeoDataFrame,
     ids: list[str],
     edge_ft: float,
+    *,
+    source: gpd.GeoDataFrame,
 ) -> dict[str, Discharge]:
-    """Trace every remaining proposal's DEM cells at once and read each one's ends."""
-    body_union = shapely.union_all(bodies.geometry.to_numpy())
-    body_tree = shapely.STRtree(bodies.geometry.to_numpy())
-    grid = ctx.memo("flow.grid", lambda: FlowGrid(dem, list(bodies.geometry.to_numpy())))
+    """Trace every remaining proposal's DEM cells at once and read each one's ends.
+
+    The water bodies' union, index and the grid derive from the town alone: kept across
+    screenings of one town (``ctx.town_memo`` on the ``impaired_waters`` layer ``source``).
+    """
+    geoms = bodies.geometry.to_numpy()
+    body_union, body_tree, grid = ctx.town_memo(
+        "flow.grid",
+        (dem, source),
+        lambda: (shapely.union_all(geoms), shapely.STRtree(geoms), FlowGrid(dem, list(geoms))),
+    )
     unions = ctx.disturbance_union
     dem_box = shapely.box(*dem.bounds)
     outside_water = shapely.difference(body_union, dem_box)

@@ -182,14 +182,26 @@ def _raster_area(
     ruleset: Ruleset,
     extents: Mapping[str, Bounds] | None,
 ) -> Bounds | None:
-    """Return the area a raster is read over: the vectors' extent grown by the reach."""
+    """Return the area a raster is read over: the vectors' extent grown by the reach.
+
+    When the vectors were read by window (``extents`` given), a raster is read over the
+    windows, and one of :data:`TOWN_WIDE_RASTERS` over the whole town (the windowed
+    layers' whole extents and the layers read whole).
+    """
     margin_ft = largest_distance_ft(ruleset.raw)
-    area = needed_area(inspection.vectors, margin_ft=margin_ft)
-    if not extents or kind not in TOWN_WIDE_RASTERS:
-        return area
+    if extents is None:
+        return needed_area(inspection.vectors, margin_ft=margin_ft)
     pad = margin_ft / feet_per_unit(ruleset.working_crs)
-    boxes = [] if area is None else [area]
-    boxes += [(b[0] - pad, b[1] - pad, b[2] + pad, b[3] + pad) for b in extents.values()]
+    if kind in TOWN_WIDE_RASTERS:
+        area = needed_area(inspection.vectors, margin_ft=margin_ft)
+        boxes = [] if area is None else [area]
+        boxes += [(b[0] - pad, b[1] - pad, b[2] + pad, b[3] + pad) for b in extents.values()]
+    else:
+        boxes = [
+            (b[0] - pad, b[1] - pad, b[2] + pad, b[3] + pad) for b in inspection.windows.values()
+        ]
+    if not boxes:
+        return needed_area(inspection.vectors, margin_ft=margin_ft)
     stack = np.asarray(boxes, dtype="float64")
     return (
         float(stack[:, 0].min()),
