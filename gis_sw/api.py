@@ -60,7 +60,15 @@ from gis_sw.analysis.setbacks import SETBACK_COLUMNS
 from gis_sw.analysis.setbacks import setback_lines as lines_of_setbacks
 from gis_sw.analysis.siting import DeviceClass, siting_by_class
 from gis_sw.analysis.waivers import Waiver, WaiverResult, apply_waivers, load_waivers
-from gis_sw.around import WHOLE_KINDS, contains, live, nearest_box, read_around, region
+from gis_sw.around import (
+    WHOLE_KINDS,
+    contains,
+    live,
+    nearest_outside,
+    outside_error,
+    read_around,
+    region,
+)
 from gis_sw.errors import LayerError, Problem
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.proposals import Proposals
@@ -239,14 +247,7 @@ class Town:
             keep = np.unique(np.concatenate([rows, nearest, extra.get(kind, rows[:0])]))
             vectors[kind] = self._frames[kind].iloc[keep]
         if outside:
-            raise LayerError(
-                Problem(
-                    ", ".join(sorted(outside)),
-                    "this town was read only around other proposals (read_town(..., "
-                    "around=...)), and these geometries need features outside what was read.",
-                    "read the town again around these proposals, or whole (around=None).",
-                )
-            )
+            raise outside_error(outside)
         return LayerSet(
             crs=self.layers.crs,
             vectors=vectors,
@@ -258,10 +259,10 @@ class Town:
     def _check_nearest(
         self, kind: str, arr: np.ndarray, nearest: np.ndarray, outside: list[str]
     ) -> None:
-        """Add ``kind`` to ``outside`` when a feature as near as the nearest one could lie
-        outside the window the layer was read in."""
-        need = nearest_box(arr, self._geoms[kind], self._trees[kind]) if len(nearest) else None
-        if need is None or not contains(self.windows[kind], need):
+        """Add ``kind`` to ``outside`` when its nearest features may lie beyond its window."""
+        if not len(nearest) or nearest_outside(
+            self.windows[kind], arr, self._geoms[kind], self._trees[kind]
+        ):
             outside.append(kind)
 
     def _nearest(self, kind: str, geoms: np.ndarray, keys: np.ndarray) -> np.ndarray:

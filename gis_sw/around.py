@@ -29,13 +29,15 @@ neighbourhood leaves them.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import geopandas as gpd
 import numpy as np
 import shapely
 
+from gis_sw.errors import LayerError, Problem
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.read import LayerInspection, inspect_layers, layerset_of, read_vector_window
 from gis_sw.layers.window import Bounds
@@ -44,7 +46,17 @@ from gis_sw.ruleset import Ruleset
 
 log = logging.getLogger(__name__)
 
-__all__ = ["GROWING_KINDS", "WHOLE_KINDS", "contains", "live", "near_box", "read_around", "region"]
+__all__ = [
+    "GROWING_KINDS",
+    "WHOLE_KINDS",
+    "contains",
+    "live",
+    "near_box",
+    "nearest_outside",
+    "outside_error",
+    "read_around",
+    "region",
+]
 
 WHOLE_KINDS = ("drainage_areas", "impaired_waters")
 """Layers taken whole: a proposal's own drainage areas count wherever they lie, and a
@@ -55,9 +67,9 @@ GROWING_KINDS = ("parcels", "drainage_areas")
 areas the runoff calculations take whole)."""
 
 
-def live(geoms: object) -> np.ndarray:
-    """The geometries that are neither missing nor empty, as an object array."""
-    arr = np.asarray(list(geoms), dtype=object)  # type: ignore[call-overload]
+def live(geoms: Iterable[Any]) -> np.ndarray:
+    """Return the geometries that are neither missing nor empty, as an object array."""
+    arr = np.asarray(list(geoms), dtype=object)
     if len(arr):
         arr = arr[~(shapely.is_missing(arr) | shapely.is_empty(arr))]
     return arr
@@ -69,7 +81,7 @@ def _grown(box: Bounds | np.ndarray, by: float) -> Bounds:
 
 
 def near_box(arr: np.ndarray, reach_ft: float) -> Bounds:
-    """The envelope of ``arr`` grown by ``reach_ft``."""
+    """Return the envelope of ``arr`` grown by ``reach_ft``."""
     return _grown(shapely.total_bounds(arr), reach_ft)
 
 
@@ -92,7 +104,7 @@ def region(
     drainage_areas: gpd.GeoDataFrame | None,
     proposal_ids: Sequence[str] = (),
 ) -> tuple[Bounds, np.ndarray | None]:
-    """The box of every feature that can matter to ``arr``, and its own drainage areas.
+    """Return the box of every feature that can matter to ``arr``, and its drainage areas.
 
     Parameters
     ----------
@@ -138,7 +150,7 @@ def region(
 def nearest_box(
     arr: np.ndarray, layer: np.ndarray, tree: shapely.STRtree | None = None
 ) -> Bounds | None:
-    """The box holding every feature of ``layer`` as near to each of ``arr`` as its nearest.
+    """Return the box holding every feature of ``layer`` as near to ``arr`` as its nearest.
 
     None when ``layer`` is empty (the nearest may be anywhere).  ``tree``: an STRtree of
     ``layer`` already built.
@@ -157,6 +169,26 @@ def nearest_box(
     )
 
 
+def nearest_outside(
+    window: Bounds, arr: np.ndarray, layer: np.ndarray, tree: shapely.STRtree
+) -> bool:
+    """Return whether a feature as near to ``arr`` as the nearest may lie beyond ``window``."""
+    need = nearest_box(arr, layer, tree)
+    return need is None or not contains(window, need)
+
+
+def outside_error(kinds: Sequence[str]) -> LayerError:
+    """Return the error of a town read around other proposals than those screened."""
+    return LayerError(
+        Problem(
+            ", ".join(sorted(kinds)),
+            "this town was read only around other proposals (read_town(..., around=...)), "
+            "and these geometries need features outside what was read.",
+            "read the town again around these proposals, or whole (around=None).",
+        )
+    )
+
+
 def _union(a: Bounds, b: Bounds) -> Bounds:
     return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
 
@@ -164,8 +196,11 @@ def _union(a: Bounds, b: Bounds) -> Bounds:
 def _fill_nearest(
     inspection: LayerInspection, arr: np.ndarray, *, ruleset: Ruleset, strict: bool
 ) -> None:
-    """Read again, in a window that holds them, the layers whose nearest features may lie
-    outside their window (step 3 of the module docstring); a layer empty there, whole."""
+    """Read again the layers whose nearest features may lie outside their window.
+
+    Each is read in a window that holds them (step 3 of the module docstring); a layer
+    with no feature in its window is read whole.
+    """
     for kind, window in list(inspection.windows.items()):
         layer = np.asarray(inspection.vectors[kind].geometry.to_numpy(), dtype=object)
         need = nearest_box(arr, layer)
@@ -186,7 +221,7 @@ def _fill_nearest(
 
 
 def _lots_under(devices: np.ndarray, parcels: gpd.GeoDataFrame | None) -> np.ndarray:
-    """The parcels the devices lie on (``Town.screen`` sites a device on each of them)."""
+    """Return the parcels the devices lie on (``Town.screen`` sites devices on them)."""
     if parcels is None or not len(parcels) or not len(devices):
         return np.empty(0, dtype=object)
     geoms = np.asarray(parcels.geometry.to_numpy(), dtype=object)
@@ -197,7 +232,7 @@ def _lots_under(devices: np.ndarray, parcels: gpd.GeoDataFrame | None) -> np.nda
 def _first_read(
     source: str | Path, ruleset: Ruleset, strict: bool, box: Bounds
 ) -> tuple[dict[str, shapely.STRtree], dict[str, np.ndarray], LayerInspection]:
-    """The parcels whose envelope meets ``box`` and every drainage area, indexed."""
+    """Read the parcels whose envelope meets ``box`` and every drainage area, indexed."""
     first = inspect_layers(
         source, ruleset=ruleset, strict=strict, kinds=GROWING_KINDS, windows={"parcels": box}
     )
@@ -219,8 +254,9 @@ def read_around(
     proposal_ids: Sequence[str],
     reach_ft: float,
 ) -> tuple[LayerSet, dict[str, Bounds]]:
-    """Read a town's layers only where :meth:`gis_sw.Town.local` can take features for
-    ``geoms``, and for the lots under ``devices`` (module docstring).
+    """Read a town's layers only where :meth:`gis_sw.Town.local` can take features.
+
+    That is, for ``geoms`` and for the lots under ``devices`` (module docstring).
 
     Returns
     -------

@@ -53,9 +53,8 @@ class CheckContext:
         does not derive it again.  The objects are held with the value and compared by
         identity, so a new layer or raster computes anew.
         """
-        held = self.shared.get(key)
-        same = held is not None and len(held[0]) == len(depends)
-        if same and all(a is b for a, b in zip(held[0], depends, strict=True)):
+        held: tuple[tuple[Any, ...], Any] | None = self.shared.get(key)
+        if held is not None and _same(held[0], depends):
             return held[1]  # type: ignore[no-any-return,unused-ignore]
         value = compute()
         self.shared[key] = (depends, value)
@@ -96,3 +95,8 @@ class CheckContext:
     def disturbed_area_sqft(self) -> Any:
         """Area of each proposal's disturbance union, sq ft (pandas Series by proposal id)."""
         return self.disturbance_union.area
+
+
+def _same(held: tuple[Any, ...], depends: tuple[Any, ...]) -> bool:
+    """Whether two tuples hold the same objects (identity), in order."""
+    return len(held) == len(depends) and all(a is b for a, b in zip(held, depends, strict=True))

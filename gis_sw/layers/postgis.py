@@ -147,7 +147,7 @@ def read_postgis(
 
 
 def check_select(query: str, *, label: str = "postgis") -> str:
-    """The query without a trailing ``;``, when it is exactly one ``SELECT`` statement.
+    """Return the query without a trailing ``;``, when it is exactly one ``SELECT``.
 
     Comments, string literals (``'...'``, ``E'...'``, dollar-quoted) and quoted identifiers
     are skipped; what is left must hold no ``;`` but a final one, balanced parentheses, and
@@ -208,63 +208,82 @@ def _depth(code: str, at: int) -> int:
 
 
 def _code_only(query: str, label: str) -> str:
-    """``query`` with comments blanked to spaces, literals and quoted identifiers to ``0``
-    (same length, so offsets hold)."""
+    """Blank ``query``'s comments to spaces, its literals and quoted identifiers to ``0``.
+
+    The text keeps its length, so offsets hold.
+
+    Raises
+    ------
+    InputFileError
+        For an unterminated comment, quote or dollar quote.
+    """
     out: list[str] = []
     i, n = 0, len(query)
     while i < n:
-        char = query[i]
-        two = query[i : i + 2]
-        if two == "--":
-            end = query.find("\n", i)
-            end = n if end < 0 else end
-        elif two == "/*":
-            end, depth = i + 2, 1
-            while depth and end < n:
-                if query.startswith("/*", end):
-                    depth, end = depth + 1, end + 2
-                elif query.startswith("*/", end):
-                    depth, end = depth - 1, end + 2
-                else:
-                    end += 1
-            if depth:
-                raise InputFileError(
-                    f"{label}: the query has an unterminated /* comment. {_QUERY_FIX}"
-                )
-        elif char in "'\"":
-            escapes = (
-                char == "'" and i > 0 and query[i - 1] in "eE" and not _ident_char(query, i - 2)
-            )
-            end = i + 1
-            while True:
-                if end >= n:
-                    raise InputFileError(
-                        f"{label}: the query has an unterminated {char} quote. {_QUERY_FIX}"
-                    )
-                if escapes and query[end] == "\\":
-                    end += 2
-                elif query[end] == char:
-                    if query.startswith(char * 2, end):
-                        end += 2
-                    else:
-                        end += 1
-                        break
-                else:
-                    end += 1
-        elif char == "$" and not _ident_char(query, i - 1) and (tag := _DOLLAR_TAG.match(query, i)):
-            close = query.find(tag.group(0), tag.end())
-            if close < 0:
-                raise InputFileError(
-                    f"{label}: the query has an unterminated $ quote. {_QUERY_FIX}"
-                )
-            end = close + len(tag.group(0))
-        else:
-            out.append(char)
+        end = _token_end(query, i, label)
+        if end is None:
+            out.append(query[i])
             i += 1
             continue
-        out.append((" " if char in "-/" else "0") * (end - i))
+        out.append((" " if query[i] in "-/" else "0") * (end - i))
         i = end
     return "".join(out)
+
+
+def _token_end(query: str, i: int, label: str) -> int | None:
+    """Return where a comment, literal or quoted identifier starting at ``i`` ends.
+
+    None when none starts there.
+    """
+    char, two = query[i], query[i : i + 2]
+    if two == "--":
+        end = query.find("\n", i)
+        return len(query) if end < 0 else end
+    if two == "/*":
+        return _block_comment_end(query, i, label)
+    if char in "'\"":
+        return _quote_end(query, i, label)
+    if char == "$" and not _ident_char(query, i - 1) and (tag := _DOLLAR_TAG.match(query, i)):
+        close = query.find(tag.group(0), tag.end())
+        if close < 0:
+            raise InputFileError(f"{label}: the query has an unterminated $ quote. {_QUERY_FIX}")
+        return close + len(tag.group(0))
+    return None
+
+
+def _block_comment_end(query: str, i: int, label: str) -> int:
+    """Return the end of the (nested) ``/* */`` comment starting at ``i``."""
+    end, depth, n = i + 2, 1, len(query)
+    while depth and end < n:
+        if query.startswith("/*", end):
+            depth, end = depth + 1, end + 2
+        elif query.startswith("*/", end):
+            depth, end = depth - 1, end + 2
+        else:
+            end += 1
+    if depth:
+        raise InputFileError(f"{label}: the query has an unterminated /* comment. {_QUERY_FIX}")
+    return end
+
+
+def _quote_end(query: str, i: int, label: str) -> int:
+    """Return the end of the ``'...'``, ``E'...'`` or ``"..."`` quote starting at ``i``."""
+    char, n = query[i], len(query)
+    escapes = char == "'" and i > 0 and query[i - 1] in "eE" and not _ident_char(query, i - 2)
+    end = i + 1
+    while True:
+        if end >= n:
+            raise InputFileError(
+                f"{label}: the query has an unterminated {char} quote. {_QUERY_FIX}"
+            )
+        if escapes and query[end] == "\\":
+            end += 2
+        elif query[end] == char:
+            if not query.startswith(char * 2, end):
+                return end + 1
+            end += 2
+        else:
+            end += 1
 
 
 def _ident_char(text: str, at: int) -> bool:

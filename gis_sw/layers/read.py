@@ -19,7 +19,6 @@ of every layer is collected and raised once as a :class:`~gis_sw.errors.LayerErr
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -33,6 +32,7 @@ from pyproj import CRS
 from gis_sw.errors import GisSwError, LayerError, Problem
 from gis_sw.layers.build import make_layerset
 from gis_sw.layers.clean import drop_bad_features, duplicate_geometry_groups
+from gis_sw.layers.coverage_io import COVERAGE_WARN_FRACTION, add_coverage, read_coverage
 from gis_sw.layers.layerset import DroppedFeature, LayerReport, LayerSet
 from gis_sw.layers.manifest import LayerEntry, Manifest, resolve_source
 from gis_sw.layers.postgis import read_postgis
@@ -49,7 +49,14 @@ from gis_sw.units import feet_per_unit
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["LayerInspection", "inspect_layers", "read_layers", "read_proposals"]
+__all__ = [
+    "COVERAGE_WARN_FRACTION",
+    "LayerInspection",
+    "inspect_layers",
+    "read_coverage",
+    "read_layers",
+    "read_proposals",
+]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -85,6 +92,7 @@ class LayerInspection:
 
     @property
     def ok(self) -> bool:
+        """Whether no layer had a problem."""
         return not self.problems
 
     @property
@@ -93,6 +101,7 @@ class LayerInspection:
         return [d for report in self.reports.values() for d in report.dropped]
 
     def all_problems(self) -> list[Problem]:
+        """Return every problem of every layer."""
         return [p for problems in self.problems.values() for p in problems]
 
 
@@ -157,7 +166,7 @@ def inspect_layers(
             inspection.problems[kind] = list(exc.problems)
         except GisSwError as exc:
             inspection.problems[kind] = [Problem(kind, str(exc))]
-    _add_coverage(inspection, ruleset)
+    add_coverage(inspection, ruleset)
     for kind, spec in TOWN_LAYERS.items():
         if spec.required_layer and kind not in manifest.entries:
             inspection.problems[kind] = [
@@ -251,7 +260,7 @@ def read_layers(
 
 
 def layerset_of(inspection: LayerInspection) -> LayerSet:
-    """The :class:`LayerSet` of a clean inspection.
+    """Return the :class:`LayerSet` of a clean inspection.
 
     Raises
     ------
@@ -271,7 +280,7 @@ def layerset_of(inspection: LayerInspection) -> LayerSet:
 
 
 def declared_none(entry: LayerEntry, *, working_crs: CRS) -> tuple[gpd.GeoDataFrame, LayerReport]:
-    """The empty layer of a declared absence (``none = true``), with its report."""
+    """Return the empty layer of a declared absence (``none = true``), with its report."""
     spec = TOWN_LAYERS[entry.kind]
     columns = {name: pd.Series(dtype="object") for name in {**spec.required, **spec.optional}}
     frame = gpd.GeoDataFrame(columns, geometry=gpd.GeoSeries([], crs=working_crs), crs=working_crs)
@@ -286,108 +295,6 @@ def declared_none(entry: LayerEntry, *, working_crs: CRS) -> tuple[gpd.GeoDataFr
         declared_none=True,
     )
     return frame, report
-
-
-COVERAGE_WARN_FRACTION = 0.5
-"""``validate`` warns when a layer's extent covers less of the parcels' extent than this."""
-
-
-def _add_coverage(inspection: LayerInspection, ruleset: Ruleset) -> None:
-    """Coverage areas of layers that declare one; a warning for layers that look partial."""
-    parcels = inspection.reports.get("parcels")
-    town = None
-    if parcels is not None and all(math.isfinite(v) for v in parcels.bounds):
-        town = shapely.box(*parcels.bounds)
-    grow_ft = ruleset.devices.largest_setback_ft
-    for kind, entry in inspection.manifest.entries.items():
-        report = inspection.reports.get(kind)
-        if report is None or entry.is_raster or entry.none:
-            continue
-        label = "town"
-        area: shapely.Geometry | None = None
-        if entry.coverage == "extent":
-            label = "extent"
-            if all(math.isfinite(v) for v in report.bounds):
-                area = shapely.box(*report.bounds).buffer(grow_ft, join_style="mitre")
-            else:
-                area = shapely.Polygon()
-        elif isinstance(entry.coverage, Path):
-            label = str(entry.coverage)
-            try:
-                area = read_coverage(entry.coverage, working_crs=ruleset.working_crs)
-            except GisSwError as exc:
-                inspection.problems.setdefault(kind, []).append(
-                    Problem(f"{kind} coverage", str(exc))
-                )
-                continue
-        notes: list[str] = []
-        if area is not None:
-            inspection.coverage[kind] = area
-            share = _share(area, town)
-            notes.append(
-                f"coverage: {label} ({share} of the parcels' extent); rules that need "
-                f"{kind} answer review outside it."
-            )
-        elif (
-            town is not None and kind != "parcels" and all(math.isfinite(v) for v in report.bounds)
-        ):
-            fraction = shapely.area(shapely.intersection(shapely.box(*report.bounds), town)) / max(
-                shapely.area(town), 1e-9
-            )
-            if fraction < COVERAGE_WARN_FRACTION:
-                notes.append(
-                    f"warning: its extent covers only {_percent(fraction)} of the parcels' "
-                    "extent. If "
-                    f"{kind} map only part of the town, say so under [{kind}] in the layers "
-                    'manifest: coverage = "extent" (its own extent) or coverage = '
-                    '"area.gpkg" (a polygon of the area it maps); rules then answer review '
-                    "outside it instead of passing."
-                )
-        inspection.reports[kind] = replace(
-            report, coverage=label, warnings=(*report.warnings, *notes)
-        )
-
-
-def _share(area: shapely.Geometry, town: shapely.Geometry | None) -> str:
-    if town is None or shapely.area(town) <= 0:
-        return "unknown share"
-    fraction = shapely.area(shapely.intersection(area, town)) / shapely.area(town)
-    return _percent(fraction)
-
-
-def _percent(fraction: float) -> str:
-    """``32%``; ``0.4%`` below 1% (never a misleading ``0%`` for a small layer)."""
-    if 0 < fraction < 0.01:
-        return f"{fraction:.1%}" if fraction >= 0.001 else "under 0.1%"
-    return f"{fraction:.0%}"
-
-
-def read_coverage(path: Path, *, working_crs: CRS) -> shapely.Geometry:
-    """The union of the polygons of a coverage file, in the working CRS.
-
-    Raises
-    ------
-    InputFileError, CRSError
-        If it cannot be read or has no CRS.
-    LayerError
-        If it holds no polygon.
-    """
-    frame, _, _ = read_vector(path)
-    frame = to_working_crs(frame, working_crs, label=str(path))
-    geoms = np.asarray(frame.geometry.values, dtype=object)
-    keep = shapely.get_type_id(geoms) == 3
-    keep |= shapely.get_type_id(geoms) == 6
-    if not keep.any():
-        raise LayerError(
-            [
-                Problem(
-                    str(path),
-                    "a coverage file must hold polygons of the area the layer maps.",
-                    "draw the mapped area as one or more polygons.",
-                )
-            ]
-        )
-    return shapely.union_all(shapely.make_valid(geoms[keep]))
 
 
 def read_vector_entry(

@@ -58,7 +58,7 @@ def unreadable(path: Path, what: str, exc: BaseException) -> str:
 
 
 def crs_units(crs: CRS | None) -> str:
-    """The linear (or angular) unit of a CRS's first axis, as pyproj names it."""
+    """Return the linear (or angular) unit of a CRS's first axis, as pyproj names it."""
     if crs is None:
         return "unknown"
     if not crs.axis_info:
@@ -86,8 +86,9 @@ def read_vector(
     where: str | None = None,
     box: GpkgWindow | None = None,
 ) -> tuple[gpd.GeoDataFrame, CRS, list[str]]:
-    """Read one vector layer with its CRS (the file's, else ``crs``; ``crs`` always when
-    ``override_crs``).
+    """Read one vector layer with its CRS.
+
+    The CRS is the file's, else ``crs``; ``crs`` always when ``override_crs``.
 
     Parameters
     ----------
@@ -172,7 +173,7 @@ def _read_parquet(path: Path) -> gpd.GeoDataFrame:
 
 
 def pick_layer(path: Path, layer: str | None, kind: str | None) -> tuple[str | None, list[str]]:
-    """The layer of ``path`` to read (None: its only layer) and every layer it holds.
+    """Return the layer of ``path`` to read (None: its only layer) and all it holds.
 
     Raises
     ------
@@ -204,7 +205,7 @@ WINDOW_ROW = "__gis_sw_layer_row"
 
 
 def _read_window(path: Path, window: GpkgWindow) -> gpd.GeoDataFrame | None:
-    """The features of a GeoPackage layer in a window with their rows, or None (read whole).
+    """Read a GeoPackage layer's features in a window with their rows; None: read whole.
 
     Raises
     ------
@@ -296,7 +297,7 @@ def not_utf8_columns(frame: pd.DataFrame) -> list[str]:
 
 
 def _check_shapefile_parts(path: Path) -> None:
-    """A Shapefile needs its ``.dbf`` (attributes) beside it; GDAL reads it without one.
+    """Refuse a Shapefile without its ``.dbf`` (attributes): GDAL reads it without one.
 
     Raises
     ------
@@ -334,7 +335,7 @@ def _read_dxf(path: Path, cad_layer: str | None) -> gpd.GeoDataFrame:
 
 
 def closed_lines_to_polygons(geoms: np.ndarray) -> np.ndarray:
-    """Closed (multi)linestrings as (multi)polygons; everything else unchanged.
+    """Turn closed (multi)linestrings into (multi)polygons; leave everything else.
 
     CAD exports limits of disturbance as closed polylines.  A line whose ends meet and that
     has at least four vertices encloses an area; open lines stay lines (and then fail a
@@ -351,7 +352,7 @@ def closed_lines_to_polygons(geoms: np.ndarray) -> np.ndarray:
 
 
 def drop_z(frame: gpd.GeoDataFrame) -> tuple[gpd.GeoDataFrame, bool]:
-    """The frame with 2-D geometries, and whether any had Z or M."""
+    """Return the frame with 2-D geometries, and whether any had Z or M."""
     geoms = np.asarray(frame.geometry.values, dtype=object)
     has_m = getattr(shapely, "has_m", None)  # shapely >= 2.1
     measured = bool(has_m(geoms).any()) if has_m is not None and len(geoms) else False
@@ -390,9 +391,11 @@ def to_working_crs(frame: gpd.GeoDataFrame, crs: CRS, *, label: str) -> gpd.GeoD
 
 
 def _not_landing(frame: gpd.GeoDataFrame, crs: CRS, label: str) -> str:
-    """The message for coordinates that do not land in the working CRS, with the likely fix:
-    projected numbers in a file that claims degrees (a GeoJSON without a ``crs`` member
-    always claims EPSG:4326) need the CRS they are in, given by hand."""
+    """Return the message for coordinates that do not land in the working CRS.
+
+    With the likely fix: projected numbers in a file that claims degrees (a GeoJSON
+    without a ``crs`` member always claims EPSG:4326) need the CRS they are in, by hand.
+    """
     source = CRS(frame.crs)
     head = f"{label}: coordinates in {crs_text(source)} do not land in {crs_text(crs)}."
     minx, miny, maxx, maxy = (float(v) for v in frame.geometry.dropna().total_bounds)
@@ -420,7 +423,7 @@ layer stored in metres read exactly as the same layer stored in feet."""
 
 
 def round_coordinates(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
-    """The frame with every coordinate rounded to :data:`COORDINATE_DECIMALS` decimals."""
+    """Return the frame with every coordinate rounded to :data:`COORDINATE_DECIMALS`."""
     geoms = np.asarray(frame.geometry.values, dtype=object)
     if not len(geoms):
         return frame

@@ -98,7 +98,7 @@ class GpkgWindow:
 
 
 def gpkg_layers(path: Path) -> dict[str, GpkgLayer] | None:
-    """The feature tables of a GeoPackage, in catalog order; None when it is not one.
+    """Return the feature tables of a GeoPackage, in catalog order; None: not one.
 
     Read once per file version (path, size, modification time), so the dozen layers of one
     GeoPackage cost one look at its catalog.
@@ -236,7 +236,7 @@ def gpkg_window_rows(path: Path, window: GpkgWindow) -> tuple[np.ndarray, np.nda
 
 
 def read_gpkg_window(path: Path, window: GpkgWindow) -> WindowRead | None:
-    """The features of a GeoPackage layer whose envelope meets the window's box.
+    """Read the features of a GeoPackage layer whose envelope meets the window's box.
 
     Returns
     -------

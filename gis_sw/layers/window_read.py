@@ -71,7 +71,7 @@ def project_box(window: Bounds, *, working_crs: CRS, crs: CRS) -> Bounds:
 
 
 def _gpkg_layer(entry: LayerEntry) -> tuple[GpkgLayer, CRS] | None:
-    """The GeoPackage layer of a windowable entry with an R-tree, and its CRS."""
+    """Return the GeoPackage layer of a windowable entry with an R-tree, and its CRS."""
     layers = gpkg_layers(entry.path) if entry.path is not None else None
     if not layers:
         return None
