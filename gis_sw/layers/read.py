@@ -362,6 +362,7 @@ def _read_entry(
             geometry_column=entry.geometry_column,
             crs=entry.crs,
             label=label,
+            window=None if box is None or isinstance(box, GpkgWindow) else (box, working_crs),
         )
         if entry.crs_override and entry.crs is not None and not source_crs.equals(entry.crs):
             warnings.append(

@@ -3,8 +3,9 @@
 A layer is read by window (:mod:`gis_sw.layers.window`) when its source can filter by
 envelope and nothing about the layer needs all of it:
 
-- a GeoPackage layer with its R-tree, or a PostGIS table or query (``&&`` on the GiST
-  index);
+- a GeoPackage layer with its R-tree, or a PostGIS table (``&&`` on the GiST index)
+  whose features all carry their id (the row of a feature in a whole table is not known,
+  so a layer whose id is optional, named ``#<row>`` without one, is read whole);
 - no ``where`` filter (pyogrio cannot combine a filter with a read by fid);
 - ``on_bad_feature = "error"`` (dropped features are reported by their row in the layer);
 - ``coverage = "town"`` (a layer that maps part of the town gets its coverage from its
@@ -27,7 +28,7 @@ import pandas as pd
 from pyproj import CRS, Transformer
 
 from gis_sw.layers.manifest import LayerEntry
-from gis_sw.layers.specs import LayerSpec
+from gis_sw.layers.specs import TOWN_LAYERS, LayerSpec
 from gis_sw.layers.vector import WINDOW_ROW
 from gis_sw.layers.window import Bounds, GpkgLayer, GpkgWindow, gpkg_layers
 
@@ -50,8 +51,11 @@ def windowable(entry: LayerEntry) -> bool:
         return False
     if entry.coverage != "town":
         return False
-    if entry.postgis is not None:
-        return True
+    if entry.postgis is not None:  # a table, whose features all carry their id
+        spec = TOWN_LAYERS[entry.kind]
+        return entry.table is not None and (
+            spec.id_column is None or spec.id_column in spec.required
+        )
     return entry.path is not None and entry.path.suffix.lower() == ".gpkg"
 
 
