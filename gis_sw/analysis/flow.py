@@ -416,6 +416,19 @@ def _grown_bounds(geometry: Any, by: float) -> tuple[float, float, float, float]
     return (minx - by, miny - by, maxx + by, maxy + by)
 
 
+def _prepared(
+    dem: RasterLayer, geoms: np.ndarray, dem_box: Any
+) -> tuple[Any, shapely.STRtree, FlowGrid, Any]:
+    """Return the water bodies' union, index, flow grid and the part beyond the DEM."""
+    union = shapely.union_all(geoms)
+    return (
+        union,
+        shapely.STRtree(geoms),
+        FlowGrid(dem, list(geoms)),
+        shapely.difference(union, dem_box),
+    )
+
+
 def _nearest(tree: shapely.STRtree, geometry: Any) -> np.ndarray:
     """Position of the tree's geometry nearest to ``geometry`` (as a 1-element array)."""
     return np.atleast_1d(tree.nearest(geometry))
@@ -432,18 +445,18 @@ def _traced(
 ) -> dict[str, Discharge]:
     """Trace every remaining proposal's DEM cells at once and read each one's ends.
 
-    The water bodies' union, index and the grid derive from the town alone: kept across
-    screenings of one town (``ctx.town_memo`` on the ``impaired_waters`` layer ``source``).
+    The water bodies' union, index, grid and their part beyond the DEM derive from the town
+    alone: they are kept across screenings of one town (``ctx.town_memo`` on the
+    ``impaired_waters`` layer ``source``).
     """
     geoms = bodies.geometry.to_numpy()
-    body_union, body_tree, grid = ctx.town_memo(
+    dem_box = shapely.box(*dem.bounds)
+    body_union, body_tree, grid, outside_water = ctx.town_memo(
         "flow.grid",
         (dem, source),
-        lambda: (shapely.union_all(geoms), shapely.STRtree(geoms), FlowGrid(dem, list(geoms))),
+        lambda: _prepared(dem, geoms, dem_box),
     )
     unions = ctx.disturbance_union
-    dem_box = shapely.box(*dem.bounds)
-    outside_water = shapely.difference(body_union, dem_box)
     cells = [grid.cells_of(unions[pid]) for pid in ids]
     rows = np.concatenate([c[0] for c in cells]) if cells else np.empty(0, dtype="int64")
     cols = np.concatenate([c[1] for c in cells]) if cells else np.empty(0, dtype="int64")

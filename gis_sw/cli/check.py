@@ -15,11 +15,13 @@ from pathlib import Path
 
 import click
 
+from gis_sw.analysis.engine import run_rules
 from gis_sw.analysis.findings import tripping
 from gis_sw.analysis.registry import RULES, select_rules
 from gis_sw.analysis.waivers import WaiverStatus, apply_waivers, load_waivers
 from gis_sw.outputs.atomic import check_writable
 from gis_sw.outputs.console import format_blocks
+from gis_sw.outputs.report import CHECK_OUTPUTS, write_check_outputs
 from gis_sw.outputs.summary import count_line, format_notes, format_table
 from gis_sw.redact import shown
 from gis_sw.ruleset import load_ruleset
@@ -137,8 +139,8 @@ def command(
     index.html linking them (--report, on by default), and waivers.csv when --waivers is
     given.  gis-sw screens; the Town Engineer decides.
     """
-    from gis_sw.api import read_town
-    from gis_sw.layers.read import read_proposals
+    from gis_sw.layers.read import read_layers, read_proposals
+    from gis_sw.outputs.maps.bundle import MAP_CHOICES
 
     ruleset = load_ruleset(ruleset_name)
     chosen = select_rules(_prefixes(select, "--select"), _prefixes(ignore, "--ignore"))
@@ -150,18 +152,19 @@ def command(
         else None
     )
     if out_dir is not None:
-        from gis_sw.outputs.report import CHECK_OUTPUTS  # drawing modules load only when used
-
         for name in (*CHECK_OUTPUTS, *(["waivers.csv"] if waivers is not None else [])):
             check_writable(out_dir / name, overwrite=overwrite)
+    log.info("reading layers from %s", source)
+    layers = read_layers(source, ruleset=ruleset, strict=strict)
     log.info("reading proposals from %s", proposal)
     proposals = read_proposals(proposal, ruleset=ruleset, crs=crs, strict=strict)
-    log.info("reading layers from %s", source)
-    drawn = map_choice != "none" or bool(report)  # sheets draw the whole town's location map
-    town = read_town(source, ruleset=ruleset, strict=strict, around=None if drawn else proposals)
-    layers = town.layers
     log.info("screening %d proposal(s) with %d rule(s)", len(proposals.ids), len(chosen))
-    findings = town.screen(proposals, select=[r.rule_id for r in chosen], siting=False).findings
+    findings = run_rules(
+        layers,
+        proposals,
+        ruleset,
+        select=[r.rule_id for r in chosen],
+    )
     results = None
     if waivers is not None:
         findings, results = apply_waivers(findings, waivers, today=dt.datetime.now(dt.UTC).date())
@@ -203,9 +206,6 @@ def command(
                 f"into {out_dir} ...",
                 err=True,
             )
-        from gis_sw.outputs.maps.bundle import MAP_CHOICES
-        from gis_sw.outputs.report import write_check_outputs
-
         written = write_check_outputs(
             out_dir,
             findings,
