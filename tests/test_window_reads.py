@@ -184,3 +184,29 @@ def test_copy_without_rtree_is_read_whole(tmp_path: Path, sample_town: Town) -> 
     assert len(windowed.layers.vectors["wells"]) == len(sample_town.layers.vectors["wells"])
     assert np.isin("parcels", list(windowed.windows))
     _findings_equal(sample_town, windowed, addition)
+
+
+@pytest.mark.parametrize("covering", [True, False], ids=["bbox-covering", "no-covering"])
+def test_geoparquet_by_bbox_covering(tmp_path: Path, sample_town: Town, covering: bool) -> None:
+    """GeoParquet files with a bbox covering column are read by window (row groups of 50
+    rows skipped by their statistics); without one, whole.  Wetlands (optional ids) are
+    read whole either way."""
+    text = (SAMPLE / "layers.toml").read_text(encoding="utf-8")
+    for kind in ("parcels", "buildings", "wells", "wetlands"):
+        frame = gpd.read_file(SAMPLE / "town.gpkg", layer=kind)
+        frame.to_parquet(
+            tmp_path / f"{kind}.parquet", write_covering_bbox=covering, row_group_size=50
+        )
+        old = f'[{kind}]\npath = "town.gpkg"\nlayer = "{kind}"\n'
+        text = text.replace(old, f'[{kind}]\npath = "{kind}.parquet"\n')
+    for name in ("town.gpkg", "dem.tif", "seasonal_high_groundwater.tif", "bedrock.tif"):
+        shutil.copy(SAMPLE / name, tmp_path / name)
+    (tmp_path / "layers.toml").write_text(text, encoding="utf-8")
+    x, y = _lot_point(sample_town, "3.1-2-5")
+    addition = _addition(x, y)
+    windowed = gis_sw.read_town(tmp_path / "layers.toml", around=addition)
+    assert ("parcels" in windowed.windows) is covering
+    assert "wetlands" not in windowed.windows
+    parcels = len(windowed.layers.vectors["parcels"])
+    assert (parcels < 323) is covering
+    _findings_equal(gis_sw.read_town(tmp_path / "layers.toml"), windowed, addition)

@@ -42,7 +42,7 @@ from gis_sw.layers.rasters_io import largest_distance_ft, needed_area, read_rast
 from gis_sw.layers.specs import TOWN_LAYERS
 from gis_sw.layers.validate import SOURCE_ROW, apply_columns, validate_layer
 from gis_sw.layers.vector import WINDOW_ROW, crs_text, crs_units, read_vector, to_working_crs
-from gis_sw.layers.window import Bounds, GpkgWindow
+from gis_sw.layers.window import Bounds, GpkgWindow, ParquetWindow
 from gis_sw.layers.window_read import name_by_layer_row, source_box
 from gis_sw.ruleset import Ruleset
 from gis_sw.units import feet_per_unit
@@ -348,7 +348,11 @@ def read_vector_window(
 
 
 def _read_entry(
-    entry: LayerEntry, *, working_crs: CRS, strict: bool, box: GpkgWindow | Bounds | None
+    entry: LayerEntry,
+    *,
+    working_crs: CRS,
+    strict: bool,
+    box: GpkgWindow | ParquetWindow | Bounds | None,
 ) -> tuple[gpd.GeoDataFrame, LayerReport, bool]:
     """:func:`read_vector_window` with the window already in the source's CRS."""
     spec = TOWN_LAYERS[entry.kind]
@@ -362,7 +366,7 @@ def _read_entry(
             geometry_column=entry.geometry_column,
             crs=entry.crs,
             label=label,
-            window=None if box is None or isinstance(box, GpkgWindow) else (box, working_crs),
+            window=(box, working_crs) if isinstance(box, tuple) else None,
         )
         if entry.crs_override and entry.crs is not None and not source_crs.equals(entry.crs):
             warnings.append(
@@ -379,7 +383,7 @@ def _read_entry(
             crs=entry.crs,
             override_crs=entry.crs_override,
             where=entry.where,
-            box=box if isinstance(box, GpkgWindow) else None,
+            box=box if isinstance(box, GpkgWindow | ParquetWindow) else None,
         )
     if entry.where is not None:
         warnings.append(f"filter: where {entry.where} ({len(frame):,} features kept).")

@@ -26,7 +26,12 @@ import shapely
 from pyproj import CRS, Transformer
 
 from gis_sw.errors import CRSError, InputFileError
-from gis_sw.layers.window import GpkgWindow, read_gpkg_window
+from gis_sw.layers.window import (
+    GpkgWindow,
+    ParquetWindow,
+    read_gpkg_window,
+    read_parquet_window,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -84,7 +89,7 @@ def read_vector(
     crs: CRS | None = None,
     override_crs: bool = False,
     where: str | None = None,
-    box: GpkgWindow | None = None,
+    box: GpkgWindow | ParquetWindow | None = None,
 ) -> tuple[gpd.GeoDataFrame, CRS, list[str]]:
     """Read one vector layer with its CRS.
 
@@ -106,10 +111,11 @@ def read_vector(
     where
         Attribute filter (an OGR SQL ``WHERE`` clause) applied by GDAL while reading.
     box
-        Read only the features of this GeoPackage layer whose envelope meets its box (in
-        the file's CRS), when the file can filter so (its R-tree, no ``where``): each
-        feature's row in the whole layer is then in the column :data:`WINDOW_ROW`.  Other
-        files are read whole (no such column).
+        Read only the features of this GeoPackage layer (or GeoParquet file) whose
+        envelope meets its box (in the file's CRS), when the file can filter so (its
+        R-tree, no ``where``; a bbox covering): each feature's row in the whole layer is
+        then in the column :data:`WINDOW_ROW` (-1 for GeoParquet).  Other files are read
+        whole (no such column).
 
     Returns
     -------
@@ -131,11 +137,12 @@ def read_vector(
             "file when exporting it, or save it as a GeoPackage."
         )
     if suffix in PARQUET_SUFFIXES:
-        frame = _read_parquet(path)
+        frame = _read_parquet(path, box if isinstance(box, ParquetWindow) else None)
     elif suffix == ".dxf":
         frame = _read_dxf(path, layer)
     else:
-        frame, notes = _read_ogr(path, layer, kind, where=where, box=box)
+        gpkg = box if isinstance(box, GpkgWindow) else None
+        frame, notes = _read_ogr(path, layer, kind, where=where, box=gpkg)
         warnings.extend(notes)
     label = f"{path}:{layer}" if layer else str(path)
     if override_crs and crs is not None:
@@ -165,9 +172,11 @@ def read_vector(
     return frame, source_crs, warnings
 
 
-def _read_parquet(path: Path) -> gpd.GeoDataFrame:
+def _read_parquet(path: Path, window: ParquetWindow | None = None) -> gpd.GeoDataFrame:
     try:
-        return gpd.read_parquet(path)
+        if window is None:
+            return gpd.read_parquet(path)
+        return read_parquet_window(path, window).assign(**{WINDOW_ROW: -1})
     except (OSError, ValueError) as exc:
         raise InputFileError(unreadable(path, "GeoParquet file", exc)) from exc
 

@@ -33,10 +33,13 @@ __all__ = [
     "Bounds",
     "GpkgLayer",
     "GpkgWindow",
+    "ParquetWindow",
     "WindowRead",
     "gpkg_layers",
     "gpkg_window_rows",
+    "parquet_crs",
     "read_gpkg_window",
+    "read_parquet_window",
 ]
 
 Bounds = tuple[float, float, float, float]
@@ -264,3 +267,58 @@ def read_gpkg_window(path: Path, window: GpkgWindow) -> WindowRead | None:
     else:
         frame = pyogrio.read_dataframe(path, layer=layer, max_features=0, use_arrow=True)
     return WindowRead(frame.reset_index(drop=True), np.asarray(rows, dtype=np.int64))
+
+
+@dataclass(frozen=True, slots=True)
+class ParquetWindow:
+    """A box (in the file's CRS) to read a GeoParquet file in, by its bbox covering.
+
+    Attributes
+    ----------
+    box
+        (minx, miny, maxx, maxy).
+    """
+
+    box: Bounds
+
+
+def parquet_crs(path: Path) -> tuple[str, Bounds] | None:
+    """Return the CRS (text) and extent of a GeoParquet file with a bbox covering column.
+
+    None when the file is not GeoParquet, records no ``covering`` bbox for its primary
+    column (GeoParquet 1.1, ``to_parquet(write_covering_bbox=True)``) or no ``bbox`` of it,
+    or cannot be read: it is then read whole.  A file without ``crs`` is in OGC:CRS84, as
+    the standard says.
+    """
+    import json
+
+    import pyarrow.parquet as pq
+
+    try:
+        meta = pq.read_schema(path).metadata or {}
+        geo = json.loads(meta.get(b"geo", b"{}"))
+        column = geo["columns"][geo["primary_column"]]
+        extent = tuple(float(v) for v in column["bbox"][:4])
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return None
+    if len(extent) != 4 or "bbox" not in column.get("covering", {}):
+        return None
+    crs = column.get("crs", "OGC:CRS84")
+    if crs is None:
+        return None
+    return (json.dumps(crs) if isinstance(crs, dict) else str(crs)), extent
+
+
+def read_parquet_window(path: Path, window: ParquetWindow) -> gpd.GeoDataFrame:
+    """Read the rows of a GeoParquet file whose bbox covering meets the window's box.
+
+    Row groups whose bbox statistics miss the box are skipped; the rows keep the file's
+    order.  The rows' places in the whole file are not known (the caller reads layers
+    whose features need them whole).
+
+    Raises
+    ------
+    OSError, ValueError
+        When pyarrow cannot read the file (the caller names it).
+    """
+    return gpd.read_parquet(path, bbox=window.box)

@@ -3,15 +3,19 @@
 A layer is read by window (:mod:`gis_sw.layers.window`) when its source can filter by
 envelope and nothing about the layer needs all of it:
 
-- a GeoPackage layer with its R-tree, or a PostGIS table (``&&`` on the GiST index)
-  whose features all carry their id (the row of a feature in a whole table is not known,
-  so a layer whose id is optional, named ``#<row>`` without one, is read whole);
+- a GeoPackage layer with its R-tree, a GeoParquet file with a bbox covering column
+  (GeoParquet 1.1: row groups skipped by their statistics), or a PostGIS table (``&&`` on
+  the GiST index)
+  whose features all carry their id (the row of a feature in a whole table or Parquet
+  file is not known, so such a layer whose id is optional, named ``#<row>`` without
+  one, is read whole);
 - no ``where`` filter (pyogrio cannot combine a filter with a read by fid);
 - ``on_bad_feature = "error"`` (dropped features are reported by their row in the layer);
 - ``coverage = "town"`` (a layer that maps part of the town gets its coverage from its
   whole extent, so it is read whole: such layers are small).
 
-Anything else (Shapefile, GeoJSON, GeoParquet, DXF, rasters) is read whole; rasters are
+Anything else (Shapefile, GeoJSON, GeoParquet without a covering, DXF, rasters) is read
+whole; rasters are
 read over the extent of the vectors read, so a window of them follows
 (:func:`gis_sw.layers.rasters_io.needed_area`).
 
@@ -29,8 +33,15 @@ from pyproj import CRS, Transformer
 
 from gis_sw.layers.manifest import LayerEntry
 from gis_sw.layers.specs import TOWN_LAYERS, LayerSpec
-from gis_sw.layers.vector import WINDOW_ROW
-from gis_sw.layers.window import Bounds, GpkgLayer, GpkgWindow, gpkg_layers
+from gis_sw.layers.vector import PARQUET_SUFFIXES, WINDOW_ROW
+from gis_sw.layers.window import (
+    Bounds,
+    GpkgLayer,
+    GpkgWindow,
+    ParquetWindow,
+    gpkg_layers,
+    parquet_crs,
+)
 
 __all__ = [
     "REPROJECTED_MARGIN",
@@ -51,12 +62,12 @@ def windowable(entry: LayerEntry) -> bool:
         return False
     if entry.coverage != "town":
         return False
+    spec = TOWN_LAYERS[entry.kind]
+    all_named = spec.id_column is None or spec.id_column in spec.required
     if entry.postgis is not None:  # a table, whose features all carry their id
-        spec = TOWN_LAYERS[entry.kind]
-        return entry.table is not None and (
-            spec.id_column is None or spec.id_column in spec.required
-        )
-    return entry.path is not None and entry.path.suffix.lower() == ".gpkg"
+        return entry.table is not None and all_named
+    suffix = "" if entry.path is None else entry.path.suffix.lower()
+    return suffix == ".gpkg" or (suffix in PARQUET_SUFFIXES and all_named)
 
 
 def _grown(box: Bounds, share: float) -> Bounds:
@@ -94,7 +105,7 @@ def _gpkg_layer(entry: LayerEntry) -> tuple[GpkgLayer, CRS] | None:
 
 def source_box(
     entry: LayerEntry, window: Bounds | None, working_crs: CRS
-) -> GpkgWindow | Bounds | None:
+) -> GpkgWindow | ParquetWindow | Bounds | None:
     """Return where to read a layer: a GeoPackage layer and the window in its CRS.
 
     For PostGIS, the window itself (working CRS: the query projects it); None to read the
@@ -104,6 +115,8 @@ def source_box(
         return None
     if entry.postgis is not None or entry.path is None:
         return window
+    if entry.path.suffix.lower() in PARQUET_SUFFIXES:
+        return _parquet_window(entry, window, working_crs)
     found = _gpkg_layer(entry)
     if found is None:
         return None
@@ -111,23 +124,49 @@ def source_box(
     return GpkgWindow(layer.table, project_box(window, working_crs=working_crs, crs=crs))
 
 
+def _parquet_window(entry: LayerEntry, window: Bounds, working_crs: CRS) -> ParquetWindow | None:
+    """Return the window of a GeoParquet file with a bbox covering, in its CRS, or None."""
+    found = _parquet_meta(entry)
+    if found is None:
+        return None
+    crs, _ = found
+    return ParquetWindow(project_box(window, working_crs=working_crs, crs=crs))
+
+
+def _parquet_meta(entry: LayerEntry) -> tuple[CRS, Bounds] | None:
+    """Return the CRS and extent of a GeoParquet file with a bbox covering, or None."""
+    assert entry.path is not None
+    found = parquet_crs(entry.path)
+    if found is None:
+        return None
+    text, extent = found
+    given = entry.crs_override and entry.crs is not None
+    return (entry.crs if given else CRS.from_user_input(text)), extent  # type: ignore[return-value]
+
+
 def whole_extent(entry: LayerEntry, working_crs: CRS) -> Bounds | None:
-    """Return the extent of a whole GeoPackage layer (working CRS), from its catalog.
+    """Return the extent of a whole GeoPackage layer or GeoParquet file (working CRS).
 
     None when the layer is not read by window or its catalog records no extent.  A
     reprojected extent is the box its edges project to.
     """
-    if not windowable(entry) or entry.postgis is not None:
+    if not windowable(entry) or entry.postgis is not None or entry.path is None:
         return None
-    found = _gpkg_layer(entry)
-    if found is None or found[0].extent is None:
-        return None
-    layer, crs = found
-    assert layer.extent is not None
+    if entry.path.suffix.lower() in PARQUET_SUFFIXES:
+        meta = _parquet_meta(entry)
+        if meta is None:
+            return None
+        crs, extent = meta
+    else:
+        found = _gpkg_layer(entry)
+        if found is None or found[0].extent is None:
+            return None
+        layer, crs = found
+        extent = layer.extent  # type: ignore[assignment]
     if crs.equals(working_crs):
-        return layer.extent
+        return extent
     back = Transformer.from_crs(crs, working_crs, always_xy=True)
-    return tuple(float(v) for v in back.transform_bounds(*layer.extent, densify_pts=21))  # type: ignore[return-value]
+    return tuple(float(v) for v in back.transform_bounds(*extent, densify_pts=21))  # type: ignore[return-value]
 
 
 def name_by_layer_row(frame: pd.DataFrame, spec: LayerSpec) -> pd.DataFrame:
