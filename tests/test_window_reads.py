@@ -210,3 +210,39 @@ def test_geoparquet_by_bbox_covering(tmp_path: Path, sample_town: Town, covering
     parcels = len(windowed.layers.vectors["parcels"])
     assert (parcels < 323) is covering
     _findings_equal(gis_sw.read_town(tmp_path / "layers.toml"), windowed, addition)
+
+
+def test_reprojected_raster_is_read_over_the_town(tmp_path: Path, sample_town: Town) -> None:
+    """A raster in another CRS is resampled onto a grid that follows the area read: read by
+    window it would sample other values, so it is read over the whole town's area."""
+    import rasterio
+    from rasterio.warp import Resampling, calculate_default_transform, reproject
+
+    copy = tmp_path / "sample"
+    shutil.copytree(SAMPLE, copy)
+    source = SAMPLE / "seasonal_high_groundwater.tif"
+    with rasterio.open(source) as src:
+        transform, width, height = calculate_default_transform(
+            src.crs, "EPSG:2263", src.width, src.height, *src.bounds
+        )
+        profile = {**src.profile, "crs": "EPSG:2263", "transform": transform}
+        profile.update(width=width, height=height)
+        with rasterio.open(copy / source.name, "w", **profile) as dst:
+            dst.update_tags(**src.tags())
+            reproject(
+                rasterio.band(src, 1),
+                rasterio.band(dst, 1),
+                dst_crs="EPSG:2263",
+                resampling=Resampling.nearest,
+            )
+    full = gis_sw.read_town(copy / "layers.toml")
+    proposals = gis_sw.read_proposals(SAMPLE / "proposals.gpkg", ruleset=full.ruleset)
+    one = proposals.subset([proposals.ids[len(proposals.ids) // 2]])
+    windowed = gis_sw.read_town(copy / "layers.toml", around=one)
+    assert windowed.windows
+    got, want = windowed.layers.raster(source.stem), full.layers.raster(source.stem)
+    assert got is not None
+    assert want is not None
+    assert got.values.shape == want.values.shape
+    assert got.transform == want.transform
+    _findings_equal(full, windowed, one)

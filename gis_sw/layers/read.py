@@ -150,7 +150,7 @@ def inspect_layers(
                     mode=entry.mode,
                     units=entry.units,
                     crs=entry.crs,
-                    area=_raster_area(kind, inspection, ruleset, extents),
+                    area=_raster_area(entry, inspection, ruleset, extents),
                 )
                 inspection.rasters[kind] = raster
             else:
@@ -186,7 +186,7 @@ runoff path traced on the DEM goes where the ground falls, however far."""
 
 
 def _raster_area(
-    kind: str,
+    entry: LayerEntry,
     inspection: LayerInspection,
     ruleset: Ruleset,
     extents: Mapping[str, Bounds] | None,
@@ -194,14 +194,15 @@ def _raster_area(
     """Return the area a raster is read over: the vectors' extent grown by the reach.
 
     When the vectors were read by window (``extents`` given), a raster is read over the
-    windows, and one of :data:`TOWN_WIDE_RASTERS` over the whole town (the windowed
-    layers' whole extents and the layers read whole).
+    windows, and one of :data:`TOWN_WIDE_RASTERS`, or one to reproject (its grid in the
+    working CRS follows the area read), over the whole town: the windowed layers' whole
+    extents and the layers read whole, as a whole read would.
     """
     margin_ft = largest_distance_ft(ruleset.raw)
     if extents is None:
         return needed_area(inspection.vectors, margin_ft=margin_ft)
     pad = margin_ft / feet_per_unit(ruleset.working_crs)
-    if kind in TOWN_WIDE_RASTERS:
+    if entry.kind in TOWN_WIDE_RASTERS or not _in_working_crs(entry, ruleset.working_crs):
         area = needed_area(inspection.vectors, margin_ft=margin_ft)
         boxes = [] if area is None else [area]
         boxes += [(b[0] - pad, b[1] - pad, b[2] + pad, b[3] + pad) for b in extents.values()]
@@ -218,6 +219,19 @@ def _raster_area(
         float(stack[:, 2].max()),
         float(stack[:, 3].max()),
     )
+
+
+def _in_working_crs(entry: LayerEntry, working_crs: CRS) -> bool:
+    """Whether a raster's cells are in the working CRS (read as they are, not resampled)."""
+    import rasterio
+    from rasterio.errors import RasterioIOError
+
+    try:
+        with rasterio.open(entry.path) as src:
+            crs = CRS.from_wkt(src.crs.to_wkt()) if src.crs is not None else entry.crs
+    except RasterioIOError:
+        return True  # the read names the file
+    return crs is not None and crs.equals(working_crs)
 
 
 def read_layers(
