@@ -20,6 +20,8 @@ What is cut out, and why it gives the same findings as the whole town:
   and the 100-ft state well advisory among them) plus a margin.  Every check that looks
   for features within a distance, or overlapping the disturbance or its drainage area,
   sees all of them;
+- the impaired waters whole (Condition A follows runoff on the DEM to any of them) and
+  the drainage areas whole (:data:`gis_sw.around.WHOLE_KINDS`: small layers);
 - plus, for every proposal geometry, its nearest feature of every layer at any distance
   (ties included), so the separation report (SW208) finds the same nearest well, wetland
   and water body however far away they are;
@@ -46,11 +48,21 @@ import numpy as np
 import pandas as pd
 import shapely
 
+from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.engine import run_rules
 from gis_sw.analysis.setbacks import SETBACK_COLUMNS
 from gis_sw.analysis.setbacks import setback_lines as lines_of_setbacks
 from gis_sw.analysis.siting import DeviceClass, siting_by_class
 from gis_sw.analysis.waivers import Waiver, WaiverResult, apply_waivers, load_waivers
+from gis_sw.around import (
+    WHOLE_KINDS,
+    contains,
+    live,
+    nearest_outside,
+    outside_error,
+    read_around,
+    region,
+)
 from gis_sw.errors import LayerError, Problem
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.proposals import Proposals
@@ -92,6 +104,9 @@ class Town:
         self._bounds: tuple[float, float, float, float] | None = None
         self._near_cache: dict[tuple[str, bytes], np.ndarray] = {}
         self._near_lock = threading.Lock()
+        self._shared: dict[str, Any] = {}  # derived from the town alone (CheckContext.shared)
+        self.windows: dict[str, tuple[float, float, float, float]] = {}
+        """Kind to the box a layer was read in (``read_town(..., around=)``); {}: whole."""
         for kind, layer in layers.vectors.items():
             frame = _named(layer.reset_index(drop=True), kind)
             geoms = np.asarray(frame.geometry.to_numpy(), dtype=object)
@@ -164,9 +179,7 @@ class Town:
         LayerSet
             Same rasters and reports; each vector layer cut to the reach of ``geoms``.
         """
-        arr = np.asarray(list(geoms), dtype=object)
-        if len(arr):
-            arr = arr[~(shapely.is_missing(arr) | shapely.is_empty(arr))]
+        arr = live(geoms)
         if len(arr) == 0:
             return LayerSet(
                 crs=self.layers.crs,
@@ -175,40 +188,31 @@ class Town:
                 reports=self.layers.reports,
                 source=self.layers.source,
             )
-        minx, miny, maxx, maxy = (float(v) for v in shapely.total_bounds(arr))
-        near = shapely.box(
-            minx - self.reach_ft, miny - self.reach_ft, maxx + self.reach_ft, maxy + self.reach_ft
+        box, own = region(
+            arr,
+            self.reach_ft,
+            trees=self._trees,
+            geoms=self._geoms,
+            drainage_areas=self._frames.get("drainage_areas"),
+            proposal_ids=proposal_ids,
         )
-        boxes = [np.array([minx, miny, maxx, maxy])]
-        extra: dict[str, np.ndarray] = {}
-        for kind in ("parcels", "drainage_areas"):
-            if kind in self._trees:
-                hit = self._trees[kind].query(near)
-                if len(hit):
-                    boxes.append(shapely.total_bounds(self._geoms[kind][hit]))
-        areas = self._frames.get("drainage_areas")
-        if proposal_ids and areas is not None and "proposal_id" in areas.columns:
-            own = np.flatnonzero(areas["proposal_id"].astype("object").isin(list(proposal_ids)))
-            if len(own):
-                extra["drainage_areas"] = own
-                boxes.append(shapely.total_bounds(self._geoms["drainage_areas"][own]))
-        every = np.array(boxes)
-        region = shapely.box(
-            float(every[:, 0].min()) - self.reach_ft,
-            float(every[:, 1].min()) - self.reach_ft,
-            float(every[:, 2].max()) + self.reach_ft,
-            float(every[:, 3].max()) + self.reach_ft,
-        )
+        extra = {} if own is None else {"drainage_areas": own}
+        outside = [k for k, w in self.windows.items() if not contains(w, box)]
+        region_box = shapely.box(*box)
         vectors: dict[str, gpd.GeoDataFrame] = {}
         keys = shapely.to_wkb(arr)
         for kind, tree in self._trees.items():
-            if len(self._geoms[kind]) == 0:
+            if len(self._geoms[kind]) == 0 or kind in WHOLE_KINDS:
                 vectors[kind] = self._frames[kind]
                 continue
-            rows = tree.query(region)
+            rows = tree.query(region_box)
             nearest = self._nearest(kind, arr, keys)
+            if kind in self.windows and kind not in outside:
+                self._check_nearest(kind, arr, nearest, outside)
             keep = np.unique(np.concatenate([rows, nearest, extra.get(kind, rows[:0])]))
             vectors[kind] = self._frames[kind].iloc[keep]
+        if outside:
+            raise outside_error(outside)
         return LayerSet(
             crs=self.layers.crs,
             vectors=vectors,
@@ -216,6 +220,15 @@ class Town:
             reports=self.layers.reports,
             source=self.layers.source,
         )
+
+    def _check_nearest(
+        self, kind: str, arr: np.ndarray, nearest: np.ndarray, outside: list[str]
+    ) -> None:
+        """Add ``kind`` to ``outside`` when its nearest features may lie beyond its window."""
+        if not len(nearest) or nearest_outside(
+            self.windows[kind], arr, self._geoms[kind], self._trees[kind]
+        ):
+            outside.append(kind)
 
     def _nearest(self, kind: str, geoms: np.ndarray, keys: np.ndarray) -> np.ndarray:
         """Rows of ``kind`` nearest to each of ``geoms`` (ties included), remembered by the
@@ -289,6 +302,7 @@ class Town:
             self.ruleset,
             select=list(select) if select else None,
             ignore=list(ignore) if ignore else None,
+            context=CheckContext(local, proposals, self.ruleset, shared=self._shared),
         )
         results: list[WaiverResult] | None = None
         if waivers is not None:
@@ -406,9 +420,13 @@ def _ruleset(ruleset: Ruleset | str | Path | None) -> Ruleset:
 
 
 def read_town(
-    source: str | Path, *, ruleset: Ruleset | str | Path | None = None, strict: bool = False
+    source: str | Path,
+    *,
+    ruleset: Ruleset | str | Path | None = None,
+    strict: bool = False,
+    around: Proposals | None = None,
 ) -> Town:
-    """Read and validate a town's layers once.
+    """Read and validate a town's layers once (all of them, or only around some proposals).
 
     Parameters
     ----------
@@ -420,6 +438,11 @@ def read_town(
         Pleasant, NY).
     strict
         Refuse invalid geometries instead of repairing them.
+    around
+        Read only the features :meth:`Town.local` can take for these proposals
+        (:mod:`gis_sw.around`): the findings of :meth:`Town.screen` of them are those of
+        the whole town, and the town refuses to screen anything whose neighbourhood leaves
+        what was read.  Validation then sees only those features.  None: the whole town.
 
     Raises
     ------
@@ -427,7 +450,20 @@ def read_town(
         For a missing or unreadable source, a bad manifest or ruleset, or invalid layers.
     """
     rules = _ruleset(ruleset)
-    return Town(read_layers(source, ruleset=rules, strict=strict), rules)
+    if around is None:
+        return Town(read_layers(source, ruleset=rules, strict=strict), rules)
+    layers, windows = read_around(
+        source,
+        ruleset=rules,
+        strict=strict,
+        geoms=_proposal_geoms(around),
+        devices=np.asarray(around.devices.geometry.to_numpy(), dtype=object),
+        proposal_ids=around.ids,
+        reach_ft=_largest_distance_ft(rules) + REACH_MARGIN_FT,
+    )
+    town = Town(layers, rules)
+    town.windows = windows
+    return town
 
 
 def read_proposals(

@@ -32,6 +32,8 @@ class CheckContext:
     proposals: Proposals
     ruleset: Ruleset
     _memo: dict[str, Any] = field(default_factory=dict, repr=False)
+    shared: dict[str, Any] = field(default_factory=dict, repr=False)
+    """A cache that outlives the context (``gis_sw.Town`` keeps one across screenings)."""
 
     @property
     def crs(self) -> Any:
@@ -43,6 +45,21 @@ class CheckContext:
         if key not in self._memo:
             self._memo[key] = compute()
         return self._memo[key]  # type: ignore[no-any-return,unused-ignore]
+
+    def town_memo(self, key: str, depends: tuple[Any, ...], compute: Callable[[], T]) -> T:
+        """Compute once while the objects ``depends`` are the same ones, across contexts.
+
+        For what derives from the town's layers alone (a raster prepared for tracing): a
+        long-lived :class:`gis_sw.Town` passes its own :attr:`shared` dict, so a re-check
+        does not derive it again.  The objects are held with the value and compared by
+        identity, so a new layer or raster computes anew.
+        """
+        held: tuple[tuple[Any, ...], Any] | None = self.shared.get(key)
+        if held is not None and _same(held[0], depends):
+            return held[1]  # type: ignore[no-any-return,unused-ignore]
+        value = compute()
+        self.shared[key] = (depends, value)
+        return value
 
     def citation(self, rule_id: str) -> str:
         """Return the ruleset's citation of ``rule_id``."""
@@ -80,3 +97,8 @@ class CheckContext:
     def disturbed_area_sqft(self) -> Any:
         """Area of each proposal's disturbance union, sq ft (pandas Series by proposal id)."""
         return self.disturbance_union.area
+
+
+def _same(held: tuple[Any, ...], depends: tuple[Any, ...]) -> bool:
+    """Whether two tuples hold the same objects (identity), in order."""
+    return len(held) == len(depends) and all(a is b for a, b in zip(held, depends, strict=True))

@@ -371,7 +371,9 @@ def _discharge(ctx: CheckContext, ids: list[str]) -> dict[str, Discharge]:
             remaining.append(pid)
             continue
         union = subjects[i]
-        piece = shapely.intersection(union, shapely.union_all(geoms[hit]))
+        # only the parts near the disturbance: a TMDL watershed is a town-sized polygon
+        near = shapely.clip_by_rect(geoms[hit], *_grown_bounds(union, tol + 1.0))
+        piece = shapely.intersection(union, shapely.union_all(shapely.make_valid(near)))
         kind = "TMDL watershed" if shed_mask[hit].all() else "impaired water"
         where = "lies in" if shapely.area(piece) > 0 else "touches"
         out[pid] = Discharge(
@@ -390,10 +392,10 @@ def _discharge(ctx: CheckContext, ids: list[str]) -> dict[str, Discharge]:
                 unions[pid],
             )
         return out
-    body_union = shapely.union_all(bodies.geometry.to_numpy())
-    body_tree = shapely.STRtree(bodies.geometry.to_numpy())
     dem = ctx.layers.raster("dem")
     if dem is None:
+        body_union = shapely.union_all(bodies.geometry.to_numpy())
+        body_tree = shapely.STRtree(bodies.geometry.to_numpy())
         for pid in remaining:
             gap_ft = float(shapely.distance(unions[pid], body_union))
             named = _names(bodies, _nearest(body_tree, unions[pid]))
@@ -405,8 +407,26 @@ def _discharge(ctx: CheckContext, ids: list[str]) -> dict[str, Discharge]:
             )
         return out
     edge_ft = float(params.get("edge_review_ft", EDGE_REVIEW_FT))
-    out.update(_traced(ctx, dem, bodies, remaining, edge_ft))
+    out.update(_traced(ctx, dem, bodies, remaining, edge_ft, source=layer))
     return out
+
+
+def _grown_bounds(geometry: Any, by: float) -> tuple[float, float, float, float]:
+    minx, miny, maxx, maxy = shapely.bounds(geometry)
+    return (minx - by, miny - by, maxx + by, maxy + by)
+
+
+def _prepared(
+    dem: RasterLayer, geoms: np.ndarray, dem_box: Any
+) -> tuple[Any, shapely.STRtree, FlowGrid, Any]:
+    """Return the water bodies' union, index, flow grid and the part beyond the DEM."""
+    union = shapely.union_all(geoms)
+    return (
+        union,
+        shapely.STRtree(geoms),
+        FlowGrid(dem, list(geoms)),
+        shapely.difference(union, dem_box),
+    )
 
 
 def _nearest(tree: shapely.STRtree, geometry: Any) -> np.ndarray:
@@ -438,14 +458,23 @@ def _traced(
     bodies: gpd.GeoDataFrame,
     ids: list[str],
     edge_ft: float,
+    *,
+    source: gpd.GeoDataFrame,
 ) -> dict[str, Discharge]:
-    """Trace every remaining proposal's DEM cells at once and read each one's ends."""
-    body_union = shapely.union_all(bodies.geometry.to_numpy())
-    body_tree = shapely.STRtree(bodies.geometry.to_numpy())
-    grid = ctx.memo("flow.grid", lambda: FlowGrid(dem, list(bodies.geometry.to_numpy())))
-    unions = ctx.disturbance_union
+    """Trace every remaining proposal's DEM cells at once and read each one's ends.
+
+    The water bodies' union, index, grid and their part beyond the DEM derive from the town
+    alone: they are kept across screenings of one town (``ctx.town_memo`` on the
+    ``impaired_waters`` layer ``source``).
+    """
+    geoms = bodies.geometry.to_numpy()
     dem_box = shapely.box(*dem.bounds)
-    outside_water = shapely.difference(body_union, dem_box)
+    body_union, body_tree, grid, outside_water = ctx.town_memo(
+        "flow.grid",
+        (dem, source),
+        lambda: _prepared(dem, geoms, dem_box),
+    )
+    unions = ctx.disturbance_union
     cells = [grid.cells_of(unions[pid]) for pid in ids]
     rows = np.concatenate([c[0] for c in cells]) if cells else np.empty(0, dtype="int64")
     cols = np.concatenate([c[1] for c in cells]) if cells else np.empty(0, dtype="int64")

@@ -26,6 +26,7 @@ from pyproj import CRS
 from pyproj.exceptions import CRSError as PyprojCRSError
 
 from gis_sw.errors import CRSError, InputFileError
+from gis_sw.layers.vector import WINDOW_ROW
 from gis_sw.redact import dsn_secrets, redact, scrub
 
 logger = logging.getLogger(__name__)
@@ -45,8 +46,9 @@ def read_postgis(
     geometry_column: str | None = None,
     crs: CRS | None = None,
     label: str = "postgis",
+    window: tuple[tuple[float, float, float, float], CRS] | None = None,
 ) -> tuple[gpd.GeoDataFrame, CRS, list[str]]:
-    """Features of a PostGIS table or query, with their CRS.
+    """Read the features of a PostGIS table or query, with their CRS.
 
     Parameters
     ----------
@@ -62,6 +64,11 @@ def read_postgis(
         CRS to assume when the geometries carry SRID 0.
     label
         How the layer is named in messages (never with the password).
+    window
+        A box and its CRS: read only a table's features whose envelope meets it (``&&``,
+        which the table's GiST index answers), in the table's physical order;
+        the frame then holds the column :data:`gis_sw.layers.vector.WINDOW_ROW` (-1).  A
+        query, or a table whose SRID is 0 without ``crs``, is read whole.
 
     Raises
     ------
@@ -104,10 +111,17 @@ def read_postgis(
                 else sql.SQL("")
             )
             others = [name for name, _ in described if name != geom_col]
+            where, window_srid = (
+                _window_clause(
+                    conn, base, geom_col=geom_col, cast=cast, window=window, crs=crs, label=label
+                )
+                if window is not None and table is not None
+                else (None, None)
+            )
             select = sql.SQL(
                 "SELECT {cols}{sep}ST_AsBinary(q.{g}{cast}) AS {wkb}, "
                 "ST_SRID(q.{g}{cast}) AS {srid} "
-                "FROM ({base}) AS q"
+                "FROM ({base}) AS q{where}"
             ).format(
                 cols=sql.SQL(", ").join(sql.SQL("q.{}").format(sql.Identifier(c)) for c in others),
                 sep=sql.SQL(", ") if others else sql.SQL(""),
@@ -116,6 +130,7 @@ def read_postgis(
                 wkb=sql.Identifier(_WKB),
                 srid=sql.Identifier(_SRID),
                 base=base,
+                where=sql.SQL("") if where is None else where,
             )
             with conn.cursor() as cur:
                 cur.execute(select)
@@ -123,6 +138,8 @@ def read_postgis(
                 names = [d.name for d in cur.description or []]
             data = pd.DataFrame.from_records(rows, columns=names)
             srids = sorted({int(s) for s in data[_SRID].dropna()})
+            if not srids and window_srid is not None:  # nothing in the window: the table's
+                srids = [window_srid]
             source_crs = _crs_of(conn, srids, crs, label)
             conn.rollback()  # nothing to keep: the transaction only read
     except psycopg.Error as exc:
@@ -138,6 +155,8 @@ def read_postgis(
         if attrs[column].map(lambda v: v.__class__.__name__ == "Decimal").any():
             attrs[column] = pd.to_numeric(attrs[column], errors="coerce")
     frame = gpd.GeoDataFrame(attrs, geometry=gpd.GeoSeries(geoms, crs=source_crs))
+    if where is not None:
+        frame[WINDOW_ROW] = -1  # rows of the whole table are not known: ids are required
     if crs is not None and srids and not source_crs.equals(crs):
         warnings.append(
             f"the table's SRID {srids[0]} was used; the manifest's crs applies only to SRID 0."
@@ -146,8 +165,57 @@ def read_postgis(
     return frame, source_crs, warnings
 
 
+def _window_clause(
+    conn: Any,
+    base: Any,
+    *,
+    geom_col: str,
+    cast: Any,
+    window: tuple[tuple[float, float, float, float], CRS],
+    crs: CRS | None,
+    label: str,
+) -> tuple[Any, int | None]:
+    """Return `` WHERE <geometry> && <box>`` for a window and the SRID, or None (whole).
+
+    Plain index scans are turned off for the transaction, so the GiST index is read as a
+    bitmap and the rows come in the table's physical order, as a whole read gives them.
+    """
+    from psycopg import sql
+
+    from gis_sw.layers.window_read import project_box
+
+    with conn.cursor() as cur:
+        cur.execute(
+            sql.SQL(
+                "SELECT ST_SRID(q.{g}{cast}) FROM ({base}) AS q WHERE q.{g} IS NOT NULL LIMIT 1"
+            ).format(g=sql.Identifier(geom_col), cast=cast, base=base)
+        )
+        row = cur.fetchone()
+    if row is None or (int(row[0]) == 0 and crs is None):
+        return None, None
+    srid = int(row[0])
+    box, working = window
+    try:
+        source = _crs_of(conn, [srid], crs, label)
+    except CRSError:
+        return None, None  # the whole read reports it
+    x0, y0, x1, y1 = project_box(box, working_crs=working, crs=source)
+    with conn.cursor() as cur:
+        cur.execute("SET LOCAL enable_indexscan = off")
+    clause = sql.SQL(" WHERE q.{g}{cast} && ST_MakeEnvelope({x0}, {y0}, {x1}, {y1}, {srid})")
+    return clause.format(
+        g=sql.Identifier(geom_col),
+        cast=cast,
+        x0=sql.Literal(float(x0)),
+        y0=sql.Literal(float(y0)),
+        x1=sql.Literal(float(x1)),
+        y1=sql.Literal(float(y1)),
+        srid=sql.Literal(srid),
+    ), srid
+
+
 def check_select(query: str, *, label: str = "postgis") -> str:
-    """The query without a trailing ``;``, when it is exactly one ``SELECT`` statement.
+    """Return the query without a trailing ``;``, when it is exactly one ``SELECT``.
 
     Comments, string literals (``'...'``, ``E'...'``, dollar-quoted) and quoted identifiers
     are skipped; what is left must hold no ``;`` but a final one, balanced parentheses, and
@@ -208,63 +276,82 @@ def _depth(code: str, at: int) -> int:
 
 
 def _code_only(query: str, label: str) -> str:
-    """``query`` with comments blanked to spaces, literals and quoted identifiers to ``0``
-    (same length, so offsets hold)."""
+    """Blank ``query``'s comments to spaces, its literals and quoted identifiers to ``0``.
+
+    The text keeps its length, so offsets hold.
+
+    Raises
+    ------
+    InputFileError
+        For an unterminated comment, quote or dollar quote.
+    """
     out: list[str] = []
     i, n = 0, len(query)
     while i < n:
-        char = query[i]
-        two = query[i : i + 2]
-        if two == "--":
-            end = query.find("\n", i)
-            end = n if end < 0 else end
-        elif two == "/*":
-            end, depth = i + 2, 1
-            while depth and end < n:
-                if query.startswith("/*", end):
-                    depth, end = depth + 1, end + 2
-                elif query.startswith("*/", end):
-                    depth, end = depth - 1, end + 2
-                else:
-                    end += 1
-            if depth:
-                raise InputFileError(
-                    f"{label}: the query has an unterminated /* comment. {_QUERY_FIX}"
-                )
-        elif char in "'\"":
-            escapes = (
-                char == "'" and i > 0 and query[i - 1] in "eE" and not _ident_char(query, i - 2)
-            )
-            end = i + 1
-            while True:
-                if end >= n:
-                    raise InputFileError(
-                        f"{label}: the query has an unterminated {char} quote. {_QUERY_FIX}"
-                    )
-                if escapes and query[end] == "\\":
-                    end += 2
-                elif query[end] == char:
-                    if query.startswith(char * 2, end):
-                        end += 2
-                    else:
-                        end += 1
-                        break
-                else:
-                    end += 1
-        elif char == "$" and not _ident_char(query, i - 1) and (tag := _DOLLAR_TAG.match(query, i)):
-            close = query.find(tag.group(0), tag.end())
-            if close < 0:
-                raise InputFileError(
-                    f"{label}: the query has an unterminated $ quote. {_QUERY_FIX}"
-                )
-            end = close + len(tag.group(0))
-        else:
-            out.append(char)
+        end = _token_end(query, i, label)
+        if end is None:
+            out.append(query[i])
             i += 1
             continue
-        out.append((" " if char in "-/" else "0") * (end - i))
+        out.append((" " if query[i] in "-/" else "0") * (end - i))
         i = end
     return "".join(out)
+
+
+def _token_end(query: str, i: int, label: str) -> int | None:
+    """Return where a comment, literal or quoted identifier starting at ``i`` ends.
+
+    None when none starts there.
+    """
+    char, two = query[i], query[i : i + 2]
+    if two == "--":
+        end = query.find("\n", i)
+        return len(query) if end < 0 else end
+    if two == "/*":
+        return _block_comment_end(query, i, label)
+    if char in "'\"":
+        return _quote_end(query, i, label)
+    if char == "$" and not _ident_char(query, i - 1) and (tag := _DOLLAR_TAG.match(query, i)):
+        close = query.find(tag.group(0), tag.end())
+        if close < 0:
+            raise InputFileError(f"{label}: the query has an unterminated $ quote. {_QUERY_FIX}")
+        return close + len(tag.group(0))
+    return None
+
+
+def _block_comment_end(query: str, i: int, label: str) -> int:
+    """Return the end of the (nested) ``/* */`` comment starting at ``i``."""
+    end, depth, n = i + 2, 1, len(query)
+    while depth and end < n:
+        if query.startswith("/*", end):
+            depth, end = depth + 1, end + 2
+        elif query.startswith("*/", end):
+            depth, end = depth - 1, end + 2
+        else:
+            end += 1
+    if depth:
+        raise InputFileError(f"{label}: the query has an unterminated /* comment. {_QUERY_FIX}")
+    return end
+
+
+def _quote_end(query: str, i: int, label: str) -> int:
+    """Return the end of the ``'...'``, ``E'...'`` or ``"..."`` quote starting at ``i``."""
+    char, n = query[i], len(query)
+    escapes = char == "'" and i > 0 and query[i - 1] in "eE" and not _ident_char(query, i - 2)
+    end = i + 1
+    while True:
+        if end >= n:
+            raise InputFileError(
+                f"{label}: the query has an unterminated {char} quote. {_QUERY_FIX}"
+            )
+        if escapes and query[end] == "\\":
+            end += 2
+        elif query[end] == char:
+            if not query.startswith(char * 2, end):
+                return end + 1
+            end += 2
+        else:
+            end += 1
 
 
 def _ident_char(text: str, at: int) -> bool:

@@ -123,15 +123,7 @@ def read_raster(
             warnings.append(f"band 1 of {src.count} was read.")
         window = _window(src, area, source_crs=source_crs, working_crs=working_crs)
         _check_size(label, int(window.width), int(window.height), area)
-        if window.width == 0 or window.height == 0:
-            values = np.full((0, 0), np.nan)
-        else:
-            masked = src.read(1, window=window, masked=True, out_dtype="float64")
-            values = np.ma.getdata(masked)  # filled in place: no second copy of the cells
-            mask = np.ma.getmask(masked)
-            if mask is not np.ma.nomask:
-                values[mask] = np.nan
-            del masked, mask
+        values = _read_band(src, window)
         windowed = (window.width, window.height) != (src.width, src.height)
         file_extent = _extent_in(src.bounds, source_crs, working_crs) if windowed else None
         if windowed:
@@ -225,6 +217,18 @@ def read_raster(
     return layer, report
 
 
+def _read_band(src: Any, window: rasterio.windows.Window) -> np.ndarray:
+    """Read band 1 over ``window`` as float64, nodata as ``nan``."""
+    if window.width == 0 or window.height == 0:
+        return np.full((0, 0), np.nan)
+    masked = src.read(1, window=window, masked=True, out_dtype="float64")
+    values = np.ma.getdata(masked)  # filled in place: no second copy of the cells
+    mask = np.ma.getmask(masked)
+    if mask is not np.ma.nomask:
+        values[mask] = np.nan
+    return np.asarray(values)
+
+
 GRID_TOLERANCE_CELLS = 1e-6
 """How far (in cells) a reprojected grid point may stray from an affine map of the grid."""
 
@@ -232,7 +236,7 @@ GRID_TOLERANCE_CELLS = 1e-6
 def _same_grid(
     source: CRS, target: CRS, transform: Affine, width: int, height: int
 ) -> Affine | None:
-    """The grid's transform in ``target`` when the two CRSs differ only by an affine map.
+    """Return the grid's transform in ``target`` when the CRSs differ by an affine map.
 
     A metre state plane and its foot twin (or EPSG:2260 and the twin of EPSG:32115) are the
     same projection in other units: the grid maps onto itself scaled, and resampling it
@@ -327,7 +331,7 @@ def _unit_factor(
 
 
 def needed_area(vectors: Mapping[str, gpd.GeoDataFrame], *, margin_ft: float) -> Bounds | None:
-    """The extent of every non-empty vector layer, grown by ``margin_ft`` (in CRS units).
+    """Return the extent of every non-empty vector layer, grown by ``margin_ft``.
 
     None when no layer has a finite extent (the rasters are then read whole).
     """
@@ -347,7 +351,7 @@ def needed_area(vectors: Mapping[str, gpd.GeoDataFrame], *, margin_ft: float) ->
 
 
 def largest_distance_ft(raw: Mapping[str, Any]) -> float:
-    """The largest finite value of any ``*_ft`` key of a ruleset's TOML (0 when none).
+    """Return the largest finite value of any ``*_ft`` key of a ruleset's TOML (0: none).
 
     The reach of the rules beyond the town's features: a raster is read that far around them.
     """
@@ -389,7 +393,7 @@ def _extent_in(bounds: Any, source_crs: CRS, working_crs: CRS) -> tuple[float, f
 def _window(
     src: Any, area: Bounds | None, *, source_crs: CRS, working_crs: CRS
 ) -> rasterio.windows.Window:
-    """The window of ``src`` covering ``area`` (working CRS), padded and clipped to the file."""
+    """Return the window of ``src`` over ``area`` (working CRS), padded, clipped to the file."""
     full = rasterio.windows.Window(0, 0, src.width, src.height)
     if area is None:
         return full

@@ -19,8 +19,7 @@ of every layer is collected and raised once as a :class:`~gis_sw.errors.LayerErr
 from __future__ import annotations
 
 import logging
-import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -33,6 +32,7 @@ from pyproj import CRS
 from gis_sw.errors import GisSwError, LayerError, Problem
 from gis_sw.layers.build import make_layerset
 from gis_sw.layers.clean import drop_bad_features, duplicate_geometry_groups
+from gis_sw.layers.coverage_io import COVERAGE_WARN_FRACTION, add_coverage, read_coverage
 from gis_sw.layers.layerset import DroppedFeature, LayerReport, LayerSet
 from gis_sw.layers.manifest import LayerEntry, Manifest, resolve_source
 from gis_sw.layers.postgis import read_postgis
@@ -41,12 +41,22 @@ from gis_sw.layers.raster import RasterLayer
 from gis_sw.layers.rasters_io import largest_distance_ft, needed_area, read_raster
 from gis_sw.layers.specs import TOWN_LAYERS
 from gis_sw.layers.validate import SOURCE_ROW, apply_columns, validate_layer
-from gis_sw.layers.vector import crs_text, crs_units, read_vector, to_working_crs
+from gis_sw.layers.vector import WINDOW_ROW, crs_text, crs_units, read_vector, to_working_crs
+from gis_sw.layers.window import Bounds, GpkgWindow, ParquetWindow
+from gis_sw.layers.window_read import name_by_layer_row, source_box
 from gis_sw.ruleset import Ruleset
+from gis_sw.units import feet_per_unit
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["LayerInspection", "inspect_layers", "read_layers", "read_proposals"]
+__all__ = [
+    "COVERAGE_WARN_FRACTION",
+    "LayerInspection",
+    "inspect_layers",
+    "read_coverage",
+    "read_layers",
+    "read_proposals",
+]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -65,6 +75,10 @@ class LayerInspection:
         Kind to :class:`LayerReport`, for every layer that was read.
     problems
         Kind to the problems found in it (empty when the source is clean).
+    coverage
+        Kind to the area a layer that maps part of the town maps.
+    windows
+        Kind to the box (working CRS) a layer was read in, for layers read by window.
     """
 
     manifest: Manifest
@@ -74,9 +88,11 @@ class LayerInspection:
     reports: dict[str, LayerReport] = field(default_factory=dict)
     problems: dict[str, list[Problem]] = field(default_factory=dict)
     coverage: dict[str, shapely.Geometry] = field(default_factory=dict)
+    windows: dict[str, Bounds] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
+        """Whether no layer had a problem."""
         return not self.problems
 
     @property
@@ -85,6 +101,7 @@ class LayerInspection:
         return [d for report in self.reports.values() for d in report.dropped]
 
     def all_problems(self) -> list[Problem]:
+        """Return every problem of every layer."""
         return [p for problems in self.problems.values() for p in problems]
 
 
@@ -94,11 +111,16 @@ def inspect_layers(
     ruleset: Ruleset,
     strict: bool = False,
     kinds: Iterable[str] | None = None,
+    windows: Mapping[str, Bounds] | None = None,
+    extents: Mapping[str, Bounds] | None = None,
 ) -> LayerInspection:
     """Read and validate every layer of a source, collecting problems instead of raising.
 
     ``kinds`` limits the reading to those layer kinds (batch reads only what it screens);
-    the required layers are required all the same.
+    the required layers are required all the same.  ``windows`` gives, by kind, a box
+    (working CRS) to read the layer's features in (:func:`read_vector_entry`); rasters are
+    read over the extent of the vectors read, but those in :data:`TOWN_WIDE_RASTERS` over
+    the town's: ``extents`` gives, by kind, the whole extent of the layers read by window.
 
     Raises
     ------
@@ -128,22 +150,23 @@ def inspect_layers(
                     mode=entry.mode,
                     units=entry.units,
                     crs=entry.crs,
-                    area=needed_area(
-                        inspection.vectors, margin_ft=largest_distance_ft(ruleset.raw)
-                    ),
+                    area=_raster_area(entry, inspection, ruleset, extents),
                 )
                 inspection.rasters[kind] = raster
             else:
-                frame, report = read_vector_entry(
-                    entry, working_crs=ruleset.working_crs, strict=strict
+                window = (windows or {}).get(kind)
+                frame, report, windowed = read_vector_window(
+                    entry, working_crs=ruleset.working_crs, strict=strict, window=window
                 )
                 inspection.vectors[kind] = frame
+                if windowed and window is not None:
+                    inspection.windows[kind] = window
             inspection.reports[kind] = report
         except LayerError as exc:
             inspection.problems[kind] = list(exc.problems)
         except GisSwError as exc:
             inspection.problems[kind] = [Problem(kind, str(exc))]
-    _add_coverage(inspection, ruleset)
+    add_coverage(inspection, ruleset)
     for kind, spec in TOWN_LAYERS.items():
         if spec.required_layer and kind not in manifest.entries:
             inspection.problems[kind] = [
@@ -157,12 +180,67 @@ def inspect_layers(
     return inspection
 
 
+TOWN_WIDE_RASTERS = ("dem",)
+"""Rasters read over the whole town's extent even when the vectors are read by window: a
+runoff path traced on the DEM goes where the ground falls, however far."""
+
+
+def _raster_area(
+    entry: LayerEntry,
+    inspection: LayerInspection,
+    ruleset: Ruleset,
+    extents: Mapping[str, Bounds] | None,
+) -> Bounds | None:
+    """Return the area a raster is read over: the vectors' extent grown by the reach.
+
+    When the vectors were read by window (``extents`` given), a raster is read over the
+    windows, and one of :data:`TOWN_WIDE_RASTERS`, or one to reproject (its grid in the
+    working CRS follows the area read), over the whole town: the windowed layers' whole
+    extents and the layers read whole, as a whole read would.
+    """
+    margin_ft = largest_distance_ft(ruleset.raw)
+    if extents is None:
+        return needed_area(inspection.vectors, margin_ft=margin_ft)
+    pad = margin_ft / feet_per_unit(ruleset.working_crs)
+    if entry.kind in TOWN_WIDE_RASTERS or not _in_working_crs(entry, ruleset.working_crs):
+        area = needed_area(inspection.vectors, margin_ft=margin_ft)
+        boxes = [] if area is None else [area]
+        boxes += [(b[0] - pad, b[1] - pad, b[2] + pad, b[3] + pad) for b in extents.values()]
+    else:
+        boxes = [
+            (b[0] - pad, b[1] - pad, b[2] + pad, b[3] + pad) for b in inspection.windows.values()
+        ]
+    if not boxes:
+        return needed_area(inspection.vectors, margin_ft=margin_ft)
+    stack = np.asarray(boxes, dtype="float64")
+    return (
+        float(stack[:, 0].min()),
+        float(stack[:, 1].min()),
+        float(stack[:, 2].max()),
+        float(stack[:, 3].max()),
+    )
+
+
+def _in_working_crs(entry: LayerEntry, working_crs: CRS) -> bool:
+    """Whether a raster's cells are in the working CRS (read as they are, not resampled)."""
+    import rasterio
+    from rasterio.errors import RasterioIOError
+
+    try:
+        with rasterio.open(entry.path) as src:
+            crs = CRS.from_wkt(src.crs.to_wkt()) if src.crs is not None else entry.crs
+    except RasterioIOError:
+        return True  # the read names the file
+    return crs is not None and crs.equals(working_crs)
+
+
 def read_layers(
     source: str | Path,
     *,
     ruleset: Ruleset,
     strict: bool = False,
     kinds: Iterable[str] | None = None,
+    windows: Mapping[str, Bounds] | None = None,
 ) -> LayerSet:
     """Read, reproject and validate the town layers of a source.
 
@@ -177,6 +255,9 @@ def read_layers(
         Refuse invalid geometries instead of repairing them with ``make_valid``.
     kinds
         Read only these kinds (and still require parcels and zoning).
+    windows
+        By kind, a box (working CRS): read only the layer's features whose envelope meets
+        it, where the source can filter so (:mod:`gis_sw.layers.window_read`).
 
     Raises
     ------
@@ -186,7 +267,20 @@ def read_layers(
         Naming every problem of every layer (missing columns, wrong geometry types, empty
         required layers, duplicate ids, null geometries, bad values, no CRS ...).
     """
-    inspection = inspect_layers(source, ruleset=ruleset, strict=strict, kinds=kinds)
+    inspection = inspect_layers(
+        source, ruleset=ruleset, strict=strict, kinds=kinds, windows=windows
+    )
+    return layerset_of(inspection)
+
+
+def layerset_of(inspection: LayerInspection) -> LayerSet:
+    """Return the :class:`LayerSet` of a clean inspection.
+
+    Raises
+    ------
+    LayerError
+        Naming every problem the inspection found.
+    """
     if not inspection.ok:
         raise LayerError(inspection.all_problems())
     return make_layerset(
@@ -200,7 +294,7 @@ def read_layers(
 
 
 def declared_none(entry: LayerEntry, *, working_crs: CRS) -> tuple[gpd.GeoDataFrame, LayerReport]:
-    """The empty layer of a declared absence (``none = true``), with its report."""
+    """Return the empty layer of a declared absence (``none = true``), with its report."""
     spec = TOWN_LAYERS[entry.kind]
     columns = {name: pd.Series(dtype="object") for name in {**spec.required, **spec.optional}}
     frame = gpd.GeoDataFrame(columns, geometry=gpd.GeoSeries([], crs=working_crs), crs=working_crs)
@@ -217,112 +311,22 @@ def declared_none(entry: LayerEntry, *, working_crs: CRS) -> tuple[gpd.GeoDataFr
     return frame, report
 
 
-COVERAGE_WARN_FRACTION = 0.5
-"""``validate`` warns when a layer's extent covers less of the parcels' extent than this."""
-
-
-def _add_coverage(inspection: LayerInspection, ruleset: Ruleset) -> None:
-    """Coverage areas of layers that declare one; a warning for layers that look partial."""
-    parcels = inspection.reports.get("parcels")
-    town = None
-    if parcels is not None and all(math.isfinite(v) for v in parcels.bounds):
-        town = shapely.box(*parcels.bounds)
-    grow_ft = ruleset.devices.largest_setback_ft
-    for kind, entry in inspection.manifest.entries.items():
-        report = inspection.reports.get(kind)
-        if report is None or entry.is_raster or entry.none:
-            continue
-        label = "town"
-        area: shapely.Geometry | None = None
-        if entry.coverage == "extent":
-            label = "extent"
-            if all(math.isfinite(v) for v in report.bounds):
-                area = shapely.box(*report.bounds).buffer(grow_ft, join_style="mitre")
-            else:
-                area = shapely.Polygon()
-        elif isinstance(entry.coverage, Path):
-            label = str(entry.coverage)
-            try:
-                area = read_coverage(entry.coverage, working_crs=ruleset.working_crs)
-            except GisSwError as exc:
-                inspection.problems.setdefault(kind, []).append(
-                    Problem(f"{kind} coverage", str(exc))
-                )
-                continue
-        notes: list[str] = []
-        if area is not None:
-            inspection.coverage[kind] = area
-            share = _share(area, town)
-            notes.append(
-                f"coverage: {label} ({share} of the parcels' extent); rules that need "
-                f"{kind} answer review outside it."
-            )
-        elif (
-            town is not None and kind != "parcels" and all(math.isfinite(v) for v in report.bounds)
-        ):
-            fraction = shapely.area(shapely.intersection(shapely.box(*report.bounds), town)) / max(
-                shapely.area(town), 1e-9
-            )
-            if fraction < COVERAGE_WARN_FRACTION:
-                notes.append(
-                    f"warning: its extent covers only {_percent(fraction)} of the parcels' "
-                    "extent. If "
-                    f"{kind} map only part of the town, say so under [{kind}] in the layers "
-                    'manifest: coverage = "extent" (its own extent) or coverage = '
-                    '"area.gpkg" (a polygon of the area it maps); rules then answer review '
-                    "outside it instead of passing."
-                )
-        inspection.reports[kind] = replace(
-            report, coverage=label, warnings=(*report.warnings, *notes)
-        )
-
-
-def _share(area: shapely.Geometry, town: shapely.Geometry | None) -> str:
-    if town is None or shapely.area(town) <= 0:
-        return "unknown share"
-    fraction = shapely.area(shapely.intersection(area, town)) / shapely.area(town)
-    return _percent(fraction)
-
-
-def _percent(fraction: float) -> str:
-    """``32%``; ``0.4%`` below 1% (never a misleading ``0%`` for a small layer)."""
-    if 0 < fraction < 0.01:
-        return f"{fraction:.1%}" if fraction >= 0.001 else "under 0.1%"
-    return f"{fraction:.0%}"
-
-
-def read_coverage(path: Path, *, working_crs: CRS) -> shapely.Geometry:
-    """The union of the polygons of a coverage file, in the working CRS.
-
-    Raises
-    ------
-    InputFileError, CRSError
-        If it cannot be read or has no CRS.
-    LayerError
-        If it holds no polygon.
-    """
-    frame, _, _ = read_vector(path)
-    frame = to_working_crs(frame, working_crs, label=str(path))
-    geoms = np.asarray(frame.geometry.values, dtype=object)
-    keep = shapely.get_type_id(geoms) == 3
-    keep |= shapely.get_type_id(geoms) == 6
-    if not keep.any():
-        raise LayerError(
-            [
-                Problem(
-                    str(path),
-                    "a coverage file must hold polygons of the area the layer maps.",
-                    "draw the mapped area as one or more polygons.",
-                )
-            ]
-        )
-    return shapely.union_all(shapely.make_valid(geoms[keep]))
-
-
 def read_vector_entry(
-    entry: LayerEntry, *, working_crs: CRS, strict: bool = False
+    entry: LayerEntry, *, working_crs: CRS, strict: bool = False, window: Bounds | None = None
 ) -> tuple[gpd.GeoDataFrame, LayerReport]:
     """One vector layer of a manifest, in the working CRS, renamed and validated.
+
+    Parameters
+    ----------
+    entry
+        The layer's table of the manifest.
+    working_crs
+        The CRS to bring it into.
+    strict
+        Refuse invalid geometries instead of repairing them.
+    window
+        Read only the features whose envelope meets this box (working CRS) where the source
+        can filter so (:func:`gis_sw.layers.window_read.source_box`); None: the whole layer.
 
     Raises
     ------
@@ -331,6 +335,40 @@ def read_vector_entry(
     LayerError
         Listing every problem of the layer.
     """
+    frame, report, _ = read_vector_window(
+        entry, working_crs=working_crs, strict=strict, window=window
+    )
+    return frame, report
+
+
+def read_vector_window(
+    entry: LayerEntry, *, working_crs: CRS, strict: bool = False, window: Bounds | None = None
+) -> tuple[gpd.GeoDataFrame, LayerReport, bool]:
+    """:func:`read_vector_entry`, and whether the layer was read by window (not whole).
+
+    Raises
+    ------
+    InputFileError, CRSError
+        If it cannot be read or has no CRS.
+    LayerError
+        Listing every problem of the layer.
+    """
+    box = source_box(entry, window, working_crs)
+    frame, report, windowed = _read_entry(entry, working_crs=working_crs, strict=strict, box=box)
+    if windowed and not len(frame) and TOWN_LAYERS[entry.kind].required_layer:
+        # nothing of a required layer near the proposals: read it whole, as without a window
+        return _read_entry(entry, working_crs=working_crs, strict=strict, box=None)
+    return frame, report, windowed
+
+
+def _read_entry(
+    entry: LayerEntry,
+    *,
+    working_crs: CRS,
+    strict: bool,
+    box: GpkgWindow | ParquetWindow | Bounds | None,
+) -> tuple[gpd.GeoDataFrame, LayerReport, bool]:
+    """:func:`read_vector_window` with the window already in the source's CRS."""
     spec = TOWN_LAYERS[entry.kind]
     label = entry.label
     name = f"{entry.kind} [{label}]"
@@ -342,6 +380,7 @@ def read_vector_entry(
             geometry_column=entry.geometry_column,
             crs=entry.crs,
             label=label,
+            window=(box, working_crs) if isinstance(box, tuple) else None,
         )
         if entry.crs_override and entry.crs is not None and not source_crs.equals(entry.crs):
             warnings.append(
@@ -358,6 +397,7 @@ def read_vector_entry(
             crs=entry.crs,
             override_crs=entry.crs_override,
             where=entry.where,
+            box=box if isinstance(box, GpkgWindow | ParquetWindow) else None,
         )
     if entry.where is not None:
         warnings.append(f"filter: where {entry.where} ({len(frame):,} features kept).")
@@ -388,6 +428,12 @@ def read_vector_entry(
         raise LayerError(problems)
     if SOURCE_ROW in validated.frame.columns:
         validated = replace(validated, frame=validated.frame.drop(columns=SOURCE_ROW))
+    windowed = WINDOW_ROW in validated.frame.columns
+    if windowed:
+        validated = replace(validated, frame=name_by_layer_row(validated.frame, spec))
+        warnings.append(
+            f"read by window: the {len(validated.frame):,} features near the proposals."
+        )
     if validated.repaired_ids:
         warnings.append(f"{len(validated.repaired_ids)} invalid geometries repaired (make_valid).")
     bounds = validated.frame.total_bounds if len(validated.frame) else [float("nan")] * 4
@@ -409,4 +455,4 @@ def read_vector_entry(
         duplicate_geometries=duplicates,
     )
     logger.info("%s: %d features from %s", entry.kind, report.features, label)
-    return validated.frame, report
+    return validated.frame, report, windowed

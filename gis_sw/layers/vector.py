@@ -26,6 +26,12 @@ import shapely
 from pyproj import CRS, Transformer
 
 from gis_sw.errors import CRSError, InputFileError
+from gis_sw.layers.window import (
+    GpkgWindow,
+    ParquetWindow,
+    read_gpkg_window,
+    read_parquet_window,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +63,7 @@ def unreadable(path: Path, what: str, exc: BaseException) -> str:
 
 
 def crs_units(crs: CRS | None) -> str:
-    """The linear (or angular) unit of a CRS's first axis, as pyproj names it."""
+    """Return the linear (or angular) unit of a CRS's first axis, as pyproj names it."""
     if crs is None:
         return "unknown"
     if not crs.axis_info:
@@ -83,9 +89,11 @@ def read_vector(
     crs: CRS | None = None,
     override_crs: bool = False,
     where: str | None = None,
+    box: GpkgWindow | ParquetWindow | None = None,
 ) -> tuple[gpd.GeoDataFrame, CRS, list[str]]:
-    """Read one vector layer with its CRS (the file's, else ``crs``; ``crs`` always when
-    ``override_crs``).
+    """Read one vector layer with its CRS.
+
+    The CRS is the file's, else ``crs``; ``crs`` always when ``override_crs``.
 
     Parameters
     ----------
@@ -102,6 +110,12 @@ def read_vector(
         is EPSG:4326 to GDAL); the warnings say which CRS was replaced.
     where
         Attribute filter (an OGR SQL ``WHERE`` clause) applied by GDAL while reading.
+    box
+        Read only the features of this GeoPackage layer (or GeoParquet file) whose
+        envelope meets its box (in the file's CRS), when the file can filter so (its
+        R-tree, no ``where``; a bbox covering): each feature's row in the whole layer is
+        then in the column :data:`WINDOW_ROW` (-1 for GeoParquet).  Other files are read
+        whole (no such column).
 
     Returns
     -------
@@ -123,11 +137,12 @@ def read_vector(
             "file when exporting it, or save it as a GeoPackage."
         )
     if suffix in PARQUET_SUFFIXES:
-        frame = _read_parquet(path)
+        frame = _read_parquet(path, box if isinstance(box, ParquetWindow) else None)
     elif suffix == ".dxf":
         frame = _read_dxf(path, layer)
     else:
-        frame, notes = _read_ogr(path, layer, kind, where=where)
+        gpkg = box if isinstance(box, GpkgWindow) else None
+        frame, notes = _read_ogr(path, layer, kind, where=where, box=gpkg)
         warnings.extend(notes)
     label = f"{path}:{layer}" if layer else str(path)
     if override_crs and crs is not None:
@@ -157,18 +172,24 @@ def read_vector(
     return frame, source_crs, warnings
 
 
-def _read_parquet(path: Path) -> gpd.GeoDataFrame:
+def _read_parquet(path: Path, window: ParquetWindow | None = None) -> gpd.GeoDataFrame:
     try:
-        return gpd.read_parquet(path)
+        if window is None:
+            return gpd.read_parquet(path)
+        return read_parquet_window(path, window).assign(**{WINDOW_ROW: -1})
     except (OSError, ValueError) as exc:
         raise InputFileError(unreadable(path, "GeoParquet file", exc)) from exc
 
 
-def _read_ogr(
-    path: Path, layer: str | None, kind: str | None, *, where: str | None = None
-) -> tuple[gpd.GeoDataFrame, list[str]]:
-    if path.suffix.lower() == ".shp" and path.is_file():
-        _check_shapefile_parts(path)
+def pick_layer(path: Path, layer: str | None, kind: str | None) -> tuple[str | None, list[str]]:
+    """Return the layer of ``path`` to read (None: its only layer) and all it holds.
+
+    Raises
+    ------
+    InputFileError
+        If the file cannot be read, holds several layers and none is named (or named after
+        ``kind``), or has no layer ``layer``.
+    """
     try:
         layers = [str(name) for name, _ in pyogrio.list_layers(path)]
     except Exception as exc:  # pyogrio's DataSourceError and GDAL errors
@@ -185,6 +206,46 @@ def _read_ogr(
         raise InputFileError(
             f"{path} has no layer {layer!r} (it has {', '.join(layers)}). Fix: correct layer."
         )
+    return layer, layers
+
+
+WINDOW_ROW = "__gis_sw_layer_row"
+"""Column of a window's features holding each one's row in the whole layer (from 0)."""
+
+
+def _read_window(path: Path, window: GpkgWindow) -> gpd.GeoDataFrame | None:
+    """Read a GeoPackage layer's features in a window with their rows; None: read whole.
+
+    Raises
+    ------
+    InputFileError
+        If GDAL cannot read them.
+    """
+    try:
+        found = read_gpkg_window(path, window)
+    except Exception as exc:  # GDAL read errors
+        what = f"vector file: layer {window.table!r} failed"
+        raise InputFileError(unreadable(path, what, exc)) from exc
+    if found is None or not isinstance(found.frame, gpd.GeoDataFrame):
+        return None
+    return found.frame.assign(**{WINDOW_ROW: found.rows})
+
+
+def _read_ogr(
+    path: Path,
+    layer: str | None,
+    kind: str | None,
+    *,
+    where: str | None = None,
+    box: GpkgWindow | None = None,
+) -> tuple[gpd.GeoDataFrame, list[str]]:
+    if box is not None and where is None:
+        windowed = _read_window(path, box)
+        if windowed is not None:
+            return windowed, []
+    if path.suffix.lower() == ".shp" and path.is_file():
+        _check_shapefile_parts(path)
+    layer, layers = pick_layer(path, layer, kind)
     try:
         frame = pyogrio.read_dataframe(path, layer=layer, use_arrow=True, where=where)
     except Exception as exc:  # GDAL read errors
@@ -245,7 +306,7 @@ def not_utf8_columns(frame: pd.DataFrame) -> list[str]:
 
 
 def _check_shapefile_parts(path: Path) -> None:
-    """A Shapefile needs its ``.dbf`` (attributes) beside it; GDAL reads it without one.
+    """Refuse a Shapefile without its ``.dbf`` (attributes): GDAL reads it without one.
 
     Raises
     ------
@@ -283,7 +344,7 @@ def _read_dxf(path: Path, cad_layer: str | None) -> gpd.GeoDataFrame:
 
 
 def closed_lines_to_polygons(geoms: np.ndarray) -> np.ndarray:
-    """Closed (multi)linestrings as (multi)polygons; everything else unchanged.
+    """Turn closed (multi)linestrings into (multi)polygons; leave everything else.
 
     CAD exports limits of disturbance as closed polylines.  A line whose ends meet and that
     has at least four vertices encloses an area; open lines stay lines (and then fail a
@@ -300,7 +361,7 @@ def closed_lines_to_polygons(geoms: np.ndarray) -> np.ndarray:
 
 
 def drop_z(frame: gpd.GeoDataFrame) -> tuple[gpd.GeoDataFrame, bool]:
-    """The frame with 2-D geometries, and whether any had Z or M."""
+    """Return the frame with 2-D geometries, and whether any had Z or M."""
     geoms = np.asarray(frame.geometry.values, dtype=object)
     has_m = getattr(shapely, "has_m", None)  # shapely >= 2.1
     measured = bool(has_m(geoms).any()) if has_m is not None and len(geoms) else False
@@ -339,9 +400,11 @@ def to_working_crs(frame: gpd.GeoDataFrame, crs: CRS, *, label: str) -> gpd.GeoD
 
 
 def _not_landing(frame: gpd.GeoDataFrame, crs: CRS, label: str) -> str:
-    """The message for coordinates that do not land in the working CRS, with the likely fix:
-    projected numbers in a file that claims degrees (a GeoJSON without a ``crs`` member
-    always claims EPSG:4326) need the CRS they are in, given by hand."""
+    """Return the message for coordinates that do not land in the working CRS.
+
+    With the likely fix: projected numbers in a file that claims degrees (a GeoJSON
+    without a ``crs`` member always claims EPSG:4326) need the CRS they are in, by hand.
+    """
     source = CRS(frame.crs)
     head = f"{label}: coordinates in {crs_text(source)} do not land in {crs_text(crs)}."
     minx, miny, maxx, maxy = (float(v) for v in frame.geometry.dropna().total_bounds)
@@ -369,7 +432,7 @@ layer stored in metres read exactly as the same layer stored in feet."""
 
 
 def round_coordinates(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
-    """The frame with every coordinate rounded to :data:`COORDINATE_DECIMALS` decimals."""
+    """Return the frame with every coordinate rounded to :data:`COORDINATE_DECIMALS`."""
     geoms = np.asarray(frame.geometry.values, dtype=object)
     if not len(geoms):
         return frame
