@@ -68,8 +68,9 @@ from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.proposals import Proposals
 from gis_sw.layers.read import read_layers
 from gis_sw.layers.read import read_proposals as _read_proposals
-from gis_sw.ruleset import Ruleset, load_ruleset
+from gis_sw.ruleset import Ruleset
 from gis_sw.screening import Screening, protected_buildings, wetland_band
+from gis_sw.townparts import as_ruleset, proposal_geoms
 from gis_sw.townparts import largest_distance_ft as _largest_distance_ft
 from gis_sw.townparts import named as _named
 
@@ -295,7 +296,7 @@ class Town:
         GisSwError
             Bad input found by a check, or an unreadable waivers file.
         """
-        local = self.local(_proposal_geoms(proposals), proposal_ids=proposals.ids)
+        local = self.local(proposal_geoms(proposals), proposal_ids=proposals.ids)
         findings = run_rules(
             local,
             proposals,
@@ -408,17 +409,6 @@ class Town:
         )
 
 
-def _proposal_geoms(proposals: Proposals) -> np.ndarray:
-    parts = [proposals.disturbance.geometry.to_numpy(), proposals.devices.geometry.to_numpy()]
-    if proposals.impervious is not None:
-        parts.append(proposals.impervious.geometry.to_numpy())
-    return np.concatenate([np.asarray(p, dtype=object) for p in parts])
-
-
-def _ruleset(ruleset: Ruleset | str | Path | None) -> Ruleset:
-    return ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
-
-
 def read_town(
     source: str | Path,
     *,
@@ -449,14 +439,14 @@ def read_town(
     GisSwError
         For a missing or unreadable source, a bad manifest or ruleset, or invalid layers.
     """
-    rules = _ruleset(ruleset)
+    rules = as_ruleset(ruleset)
     if around is None:
         return Town(read_layers(source, ruleset=rules, strict=strict), rules)
     layers, windows = read_around(
         source,
         ruleset=rules,
         strict=strict,
-        geoms=_proposal_geoms(around),
+        geoms=proposal_geoms(around),
         devices=np.asarray(around.devices.geometry.to_numpy(), dtype=object),
         proposal_ids=around.ids,
         reach_ft=_largest_distance_ft(rules) + REACH_MARGIN_FT,
@@ -480,7 +470,7 @@ def read_proposals(
     GisSwError
         For a missing or unreadable file, no CRS, or invalid layers.
     """
-    return _read_proposals(path, ruleset=_ruleset(ruleset), crs=crs, strict=strict)
+    return _read_proposals(path, ruleset=as_ruleset(ruleset), crs=crs, strict=strict)
 
 
 def setback_lines(town: Town, parcel_id: str, device_class: str = "roof") -> gpd.GeoDataFrame:

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import geopandas as gpd
 import numpy as np
 
+from gis_sw.layers.proposals import Proposals
 from gis_sw.layers.specs import TOWN_LAYERS
-from gis_sw.ruleset import Ruleset
+from gis_sw.ruleset import Ruleset, load_ruleset
 
-__all__ = ["largest_distance_ft", "named"]
+__all__ = ["as_ruleset", "largest_distance_ft", "named", "proposal_geoms"]
 
 
 def largest_distance_ft(ruleset: Ruleset) -> float:
@@ -50,3 +52,16 @@ def named(frame: gpd.GeoDataFrame, kind: str) -> gpd.GeoDataFrame:
     values[missing] = [f"#{i + 1}" for i in np.flatnonzero(missing)]
     out[column] = values
     return out
+
+
+def proposal_geoms(proposals: Proposals) -> np.ndarray:
+    """Return every geometry of the proposals: disturbance, devices, impervious surfaces."""
+    parts = [proposals.disturbance.geometry.to_numpy(), proposals.devices.geometry.to_numpy()]
+    if proposals.impervious is not None:
+        parts.append(proposals.impervious.geometry.to_numpy())
+    return np.concatenate([np.asarray(p, dtype=object) for p in parts])
+
+
+def as_ruleset(ruleset: Ruleset | str | Path | None) -> Ruleset:
+    """Return ``ruleset`` loaded when it is a name or a path (None: the default ruleset)."""
+    return ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)

@@ -124,7 +124,13 @@ def command(
         log.info("reading proposals from %s", proposal)
         proposals = gis_sw.read_proposals(proposal, ruleset=ruleset, crs=crs, strict=strict)
         log.info("reading layers from %s", source)
-        town = gis_sw.read_town(source, ruleset=ruleset, strict=strict)
+        maps = options.FORMATS[map_choice] or None
+        # sheets and reports draw the whole town around a lot (its location map): read it
+        # whole then; otherwise only what the proposals' rules can reach
+        drawn = out_dir is not None and (maps is not None or bool(report))
+        town = gis_sw.read_town(
+            source, ruleset=ruleset, strict=strict, around=None if drawn else proposals
+        )
         prof.mark("read")
         log.info("screening %d proposal(s) with %d rule(s)", len(proposals.ids), len(chosen))
         screening = town.screen(proposals, select=select, ignore=ignore, waivers=waivers)
@@ -132,7 +138,6 @@ def command(
         _warn_waivers(screening.waiver_results or ())
         _print_findings(screening.findings, details=details)
         if out_dir is not None:
-            maps = options.FORMATS[map_choice] or None
             _write(
                 out_dir,
                 screening,

@@ -350,13 +350,13 @@ class App:
         )
 
     def _sheet_file(self, proposals: Proposals) -> bytes:
-        from gis_sw.api import _proposal_geoms
+        from gis_sw.townparts import proposal_geoms
         from gis_sw.outputs.maps.sheets import sheet_paths, write_sheets
         from gis_sw.screening import Screening
 
         findings = self.town.screen(proposals, siting=False).findings
         ids = proposals.ids[:1]
-        local = self.town.local(_proposal_geoms(proposals), proposal_ids=ids)
+        local = self.town.local(proposal_geoms(proposals), proposal_ids=ids)
         drawn = Screening(Town(local, self.town.ruleset), proposals, findings)
         with tempfile.TemporaryDirectory(prefix="gis-sw-sheet-") as tmp:
             # one PNG per page: how many pages the PDF would have, before anything is drawn
