@@ -9,6 +9,7 @@ indented under it.  ``--details`` prints the full table of
 from __future__ import annotations
 
 import textwrap
+from functools import lru_cache
 from typing import Any
 
 import pandas as pd
@@ -39,8 +40,21 @@ def wrap(
         and _SPECIAL_SPACE.isdisjoint(text)
     ):
         return [initial_indent + text]
-    return textwrap.wrap(
-        text, width, initial_indent=initial_indent, subsequent_indent=subsequent_indent
+    return list(_textwrap(text, width, initial_indent, subsequent_indent))
+
+
+@lru_cache(maxsize=16_384)
+def _textwrap(
+    text: str, width: int, initial_indent: str, subsequent_indent: str
+) -> tuple[str, ...]:
+    """Return :func:`textwrap.wrap`'s lines, computed once per text.
+
+    Thousands of applications share their "not required" sentences.
+    """
+    return tuple(
+        textwrap.wrap(
+            text, width, initial_indent=initial_indent, subsequent_indent=subsequent_indent
+        )
     )
 
 

@@ -27,15 +27,21 @@ SUBAREA_COLUMNS = ("source", "cover", "hsg", "area_sqft", "cn", "c", "impervious
 _MIN_AREA_SQFT = 1e-6
 _POLYGON = 3
 """shapely's type id of a Polygon."""
-_MANY_PARTS = 64
+MANY_PARTS = 64
 """A cover piece of more parts than this, small ones (under 64 vertices on average), has its
 soil-group areas summed part by part (parts wholly inside a group counted whole; only those
 crossing its edge intersected), instead of one overlay of the whole multipolygon with each
 group (minutes for 100,000 small polygons)."""
 
 
-def _area_inside(parts: np.ndarray, group: shapely.Geometry) -> float:
-    """Area of disjoint polygons ``parts`` inside a prepared polygon ``group``."""
+def polygon_parts(geometry: shapely.Geometry) -> np.ndarray:
+    """Return the polygons of a geometry (collections opened; lines and points have no area)."""
+    parts = shapely.get_parts(shapely.get_parts(geometry))
+    return parts[shapely.get_type_id(parts) == _POLYGON]
+
+
+def area_inside(parts: np.ndarray, group: shapely.Geometry) -> float:
+    """Return the area of disjoint polygons ``parts`` inside a prepared polygon ``group``."""
     inside = shapely.contains_properly(group, parts)
     total = float(shapely.area(parts[inside]).sum())
     edge = ~inside & shapely.intersects(group, parts)
@@ -45,10 +51,10 @@ def _area_inside(parts: np.ndarray, group: shapely.Geometry) -> float:
     return total
 
 
-def _whole_groups(
+def whole_groups(
     soils: gpd.GeoDataFrame | None, area: shapely.Geometry, params: HydrologyParams
 ) -> dict[str, shapely.Geometry]:
-    """Union by soil group letter of the soil polygons meeting ``area`` (not clipped)."""
+    """Return the union by soil group letter of the soil polygons meeting ``area`` (unclipped)."""
     if soils is None or len(soils) == 0:
         return {}
     idx = soils.sindex.query(area, predicate="intersects")
@@ -76,11 +82,11 @@ def _add_part_areas(
 ) -> None:
     """:func:`subareas`' sums for a piece of many parts (same figures, part by part)."""
     for letter in sorted(groups):
-        part_area = _area_inside(parts, groups[letter])
+        part_area = area_inside(parts, groups[letter])
         if part_area > _MIN_AREA_SQFT:
             key: tuple[str, str, str | None] = (piece.source, piece.cover, letter)
             sums[key] = sums.get(key, 0.0) + part_area
-    left_area = float(shapely.area(piece.geometry)) - _area_inside(parts, every_group)
+    left_area = float(shapely.area(piece.geometry)) - area_inside(parts, every_group)
     if left_area > _MIN_AREA_SQFT:
         none_key: tuple[str, str, str | None] = (piece.source, piece.cover, None)
         sums[none_key] = sums.get(none_key, 0.0) + left_area
@@ -246,14 +252,13 @@ def subarea_columns(
     whole: dict[str, shapely.Geometry] = {}  # soil groups not clipped to the area
     every_group: shapely.Geometry | None = None
     for piece in pieces:
-        parts = shapely.get_parts(shapely.get_parts(piece.geometry))  # collections too
-        parts = parts[shapely.get_type_id(parts) == _POLYGON]  # lines and points: no area
-        small = len(parts) > _MANY_PARTS and shapely.get_num_coordinates(parts).mean() < 64
+        parts = polygon_parts(piece.geometry)
+        small = len(parts) > MANY_PARTS and shapely.get_num_coordinates(parts).mean() < 64
         if small and groups:  # 100,000 small polygons: area by part
             if every_group is None:
                 # pieces lie inside the area, so the soil polygons need no clipping (whose
                 # edge, the area's, would make every test against them slow)
-                whole = _whole_groups(soils, area, params)
+                whole = whole_groups(soils, area, params)
                 every_group = shapely.disjoint_subset_union_all(list(whole.values()))
                 shapely.prepare(every_group)
             _add_part_areas(sums, piece, parts, whole, every_group)
@@ -269,6 +274,13 @@ def subarea_columns(
         if left_area > _MIN_AREA_SQFT:
             none_key: tuple[str, str, str | None] = (piece.source, piece.cover, None)
             sums[none_key] = sums.get(none_key, 0.0) + left_area
+    return sums_to_columns(sums, params)
+
+
+def sums_to_columns(
+    sums: Mapping[tuple[str, str, str | None], float], params: HydrologyParams
+) -> dict[str, np.ndarray]:
+    """Return sub-area sums by (source, cover, soil group) as :data:`SUBAREA_COLUMNS` arrays."""
     covers = params.covers
     keys = list(sums)
     return {

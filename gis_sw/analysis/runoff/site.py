@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import geopandas as gpd
 import numpy as np
@@ -16,8 +17,10 @@ import pandas as pd
 import shapely
 
 from gis_sw.analysis.runoff import rational, tr55
+from gis_sw.analysis.runoff.areas import has_many_small_parts, level_area_columns
 from gis_sw.analysis.runoff.cover import (
     SUBAREA_COLUMNS,
+    CoverLevel,
     cover_levels_existing,
     cover_levels_new,
     soil_groups,
@@ -25,7 +28,7 @@ from gis_sw.analysis.runoff.cover import (
     subarea_columns,
     subarea_frame,
 )
-from gis_sw.analysis.runoff.params import HydrologyParams
+from gis_sw.analysis.runoff.params import HydrologyParams, MassCurve, UnitPeakTable
 from gis_sw.layers.raster import RasterLayer
 from gis_sw.units import SQFT_PER_ACRE
 
@@ -164,6 +167,34 @@ def dem_time_of_concentration(
     )
 
 
+@lru_cache(maxsize=65_536)
+def _storm_core(
+    p_in: float,
+    cn: float,
+    tc_hr: float,
+    *,
+    table: UnitPeakTable | None,
+    tc_limits: tuple[float, float],
+    mass_curve: MassCurve,
+) -> tuple[float, float, float, float]:
+    """Return S, Q, qu and the Rational intensity of one storm (NaN S, Q, qu for a NaN CN).
+
+    They depend on the storm, the composite CN and Tc only, which thousands of drainage
+    areas share (CNs are whole numbers, Tc often the default): computed once each.
+    """
+    i = rational.intensity_in_hr(p_in, tc_hr, mass_curve)
+    if math.isnan(cn):
+        return math.nan, math.nan, math.nan, i
+    if table is None:
+        raise KeyError(f"no unit peak table for the storm distribution (cn {cn})")
+    s = tr55.potential_retention_in(cn)
+    q = tr55.runoff_depth_in(p_in, cn)
+    up = tr55.unit_peak_discharge(
+        tc_hr, 0.2 * s / p_in, table, min_tc_hr=tc_limits[0], max_tc_hr=tc_limits[1]
+    )
+    return s, q, up.qu_csm_in, i
+
+
 def scenario_figures(
     name: str,
     table: pd.DataFrame | Mapping[str, np.ndarray],
@@ -196,42 +227,57 @@ def scenario_figures(
     c_w = float((c_arr * areas).sum() / area_sqft) if area_sqft > 0 else math.nan
     tc_used = min(max(tc_hr, params.min_tc_hr), params.max_tc_hr)
     area_sqmi = area_sqft / tr55.SQFT_PER_SQMI
-    i_rows = []
+    area_acres = area_sqft / SQFT_PER_ACRE
+    up_table = params.unit_peak.get(distribution)
+    limits = (params.min_tc_hr, params.max_tc_hr)
+    rows: dict[str, list[float]] = {c: [] for c in STORM_COLUMNS}
     for year, p_in in storms_in.items():
-        row: dict[str, float] = {"storm_yr": year, "p_in": p_in, "cn": cn_used, "tc_hr": tc_used}
-        if not math.isnan(cn_used):
-            s = tr55.potential_retention_in(cn_used)
-            q = tr55.runoff_depth_in(p_in, cn_used)
-            up = tr55.unit_peak_discharge(
-                tc_used,
-                0.2 * s / p_in,
-                params.unit_peak[distribution],
-                min_tc_hr=params.min_tc_hr,
-                max_tc_hr=params.max_tc_hr,
-            )
-            row |= {
-                "s_in": s,
-                "ia_in": 0.2 * s,
-                "ia_p": 0.2 * s / p_in,
-                "q_in": q,
-                "volume_cf": q / 12.0 * area_sqft,
-                "qu_csm_in": up.qu_csm_in,
-                "qp_cfs": tr55.peak_discharge_cfs(
-                    up.qu_csm_in, area_sqmi, q, params.pond_swamp_factor
-                ),
-            }
-        i = rational.intensity_in_hr(p_in, tc_used, params.mass_curve)
-        row |= {
+        s, q, qu, i = _storm_core(
+            p_in, cn_used, tc_used, table=up_table, tc_limits=limits, mass_curve=params.mass_curve
+        )
+        figures = {
+            "storm_yr": year,
+            "p_in": p_in,
+            "cn": cn_used,
+            "s_in": s,
+            "ia_in": 0.2 * s,
+            "ia_p": 0.2 * s / p_in,
+            "q_in": q,
+            "volume_cf": q / 12.0 * area_sqft,
+            "tc_hr": tc_used,
+            "qu_csm_in": qu,
+            "qp_cfs": tr55.peak_discharge_cfs(qu, area_sqmi, q, params.pond_swamp_factor),
             "c": c_w,
             "i_in_hr": i,
-            "qp_rational_cfs": rational.rational_peak_cfs(c_w, i, area_sqft / SQFT_PER_ACRE),
+            "qp_rational_cfs": rational.rational_peak_cfs(c_w, i, area_acres),
         }
-        i_rows.append(row)
-    storms = {
-        c: np.array([row.get(c, np.nan) for row in i_rows], dtype="float64") for c in STORM_COLUMNS
-    }  # plain arrays: a frame from a list of dicts cost ~2 ms per scenario
+        for column in STORM_COLUMNS:
+            rows[column].append(figures[column])
+    storms = {c: np.array(v, dtype="float64") for c, v in rows.items()}
+    # plain arrays: a frame from a list of dicts cost ~2 ms per scenario
     storms["storm_yr"] = storms["storm_yr"].astype("int64")
     return Scenario(name, columns, area_sqft, mapped_area, imp_area, cn_w, cn_used, c_w, storms)
+
+
+def _subarea_table(
+    area: shapely.Geometry,
+    levels: list[CoverLevel],
+    soils: gpd.GeoDataFrame | None,
+    groups: dict[str, shapely.Geometry],
+    params: HydrologyParams,
+) -> dict[str, np.ndarray]:
+    """Return the sub-areas of ``levels`` split by priority and soil group.
+
+    By the overlay of pieces, or, when a level is of many small polygons (100,000 lots),
+    by areas of unions alone (:mod:`gis_sw.analysis.runoff.areas`: no polygon with tens
+    of thousands of holes is built).
+    """
+    if any(has_many_small_parts(level.geometry) for level in levels):
+        return level_area_columns(
+            area, levels, params.default_cover, soils=soils, groups=groups, params=params
+        )
+    pieces = split_cover(area, levels, params.default_cover)
+    return subarea_columns(pieces, soils, area, params, groups=groups)
 
 
 def compute_drainage(
@@ -269,15 +315,11 @@ def compute_drainage(
     new_levels, disturbed = cover_levels_new(
         area, impervious=impervious, disturbance=disturbance, params=params
     )
-    existing_imp = existing[:2]
-    land = existing[2:]
-    pre_pieces = split_cover(area, existing, params.default_cover)
-    post_pieces = split_cover(
-        area, [*new_levels, *existing_imp, disturbed, *land], params.default_cover
-    )
     groups = soil_groups(soils, area, params)
-    pre_table = subarea_columns(pre_pieces, soils, area, params, groups=groups)
-    post_table = subarea_columns(post_pieces, soils, area, params, groups=groups)
+    pre_table = _subarea_table(area, existing, soils, groups, params)
+    post_table = _subarea_table(
+        area, [*new_levels, *existing[:2], disturbed, *existing[2:]], soils, groups, params
+    )
     if land_cover is None:
         notes.append(f"no land_cover layer: pervious ground counted as {params.default_cover}")
     if tc.source == "default":
