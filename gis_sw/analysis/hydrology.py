@@ -42,6 +42,7 @@ import shapely
 from gis_sw.analysis.construction import duties_apply
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.findings import empty_findings, make_findings
+from gis_sw.analysis.runoff.cover import LayerArrays
 from gis_sw.analysis.runoff.params import HydrologyParams, parse_hydrology
 from gis_sw.analysis.runoff.sheet import calculation_sheet
 from gis_sw.analysis.runoff.site import (
@@ -150,6 +151,10 @@ def _compute(ctx: CheckContext) -> list[DrainageResult]:
         imp_by_pid = {
             str(k): g for k, g in imp_all.groupby(imp_all["proposal_id"].astype(str), sort=False)
         }
+    soils = LayerArrays.of(ctx.layers.get("soils"), "hsg")
+    buildings = LayerArrays.of(ctx.layers.get("buildings"))
+    pavement = LayerArrays.of(ctx.layers.get("pavement"))
+    land_cover = LayerArrays.of(ctx.layers.get("land_cover"), "cover")
     for pid, dist in ctx.disturbance_union.items():
         if dist is None or shapely.is_empty(dist):
             continue
@@ -162,10 +167,10 @@ def _compute(ctx: CheckContext) -> list[DrainageResult]:
                 params=params,
                 storms_in=storms.depths_in,
                 distribution=storms.distribution,
-                soils=ctx.layers.get("soils"),
-                buildings=ctx.layers.get("buildings"),
-                pavement=ctx.layers.get("pavement"),
-                land_cover=ctx.layers.get("land_cover"),
+                soils=soils,
+                buildings=buildings,
+                pavement=pavement,
+                land_cover=land_cover,
                 impervious=imp,
                 disturbance=dist,
                 tc=_tc(ctx, area, tc_min, params),

@@ -23,13 +23,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-import geopandas as gpd
 import numpy as np
 import shapely
 
 from gis_sw.analysis.runoff.cover import (
     MANY_PARTS,
     CoverLevel,
+    Layer,
     area_inside,
     polygon_parts,
     sums_to_columns,
@@ -98,7 +98,7 @@ def level_area_columns(
     levels: Sequence[CoverLevel],
     default: str,
     *,
-    soils: gpd.GeoDataFrame | None,
+    soils: Layer | None,
     groups: Mapping[str, shapely.Geometry],
     params: HydrologyParams,
 ) -> dict[str, np.ndarray]:

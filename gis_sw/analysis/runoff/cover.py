@@ -52,17 +52,15 @@ def area_inside(parts: np.ndarray, group: shapely.Geometry) -> float:
 
 
 def whole_groups(
-    soils: gpd.GeoDataFrame | None, area: shapely.Geometry, params: HydrologyParams
+    soils: Layer | None, area: shapely.Geometry, params: HydrologyParams
 ) -> dict[str, shapely.Geometry]:
     """Return the union by soil group letter of the soil polygons meeting ``area`` (unclipped)."""
     if soils is None or len(soils) == 0:
         return {}
-    idx = soils.sindex.query(area, predicate="intersects")
+    geoms, values = _candidates(soils, area, "hsg")
     by_letter: dict[str, list[shapely.Geometry]] = {}
-    for value, geom in zip(
-        soils["hsg"].to_numpy(dtype=object)[idx], soils.geometry.values[idx], strict=True
-    ):
-        letter = soil_group("" if pd.isna(value) else str(value), dual=params.dual_hsg)
+    for value, geom in zip([] if values is None else values.tolist(), geoms, strict=True):
+        letter = soil_group(value, dual=params.dual_hsg)
         if letter is not None:
             by_letter.setdefault(letter, []).append(geom)
     out: dict[str, shapely.Geometry] = {
@@ -101,40 +99,86 @@ class CoverLevel:
     geometry: shapely.Geometry
 
 
-def clip_union(frame: gpd.GeoDataFrame | None, area: shapely.Geometry) -> shapely.Geometry:
-    """Union of a layer's polygons inside ``area`` (an empty polygon when none)."""
+@dataclass(frozen=True, slots=True)
+class LayerArrays:
+    """A layer's geometries, spatial index and text columns, read out of its frame once.
+
+    Thousands of drainage areas query the same layers; reading ``frame.geometry`` and a
+    column of a GeoDataFrame costs more than the query itself.
+    """
+
+    geoms: np.ndarray
+    sindex: Any
+    texts: Mapping[str, np.ndarray]
+
+    @classmethod
+    def of(cls, frame: gpd.GeoDataFrame | None, *columns: str) -> LayerArrays | None:
+        """Return the arrays of ``frame`` (None for no frame) with ``columns`` as text."""
+        if frame is None:
+            return None
+        texts = {c: _texts(frame[c].to_numpy(dtype=object)) for c in columns if c in frame}
+        return cls(np.asarray(frame.geometry.values), frame.sindex, texts)
+
+    def __len__(self) -> int:
+        """Return the number of features."""
+        return len(self.geoms)
+
+
+Layer = gpd.GeoDataFrame | LayerArrays
+"""A layer as its frame or as its :class:`LayerArrays`."""
+
+
+def _texts(values: np.ndarray) -> np.ndarray:
+    """Return each value as text, ``""`` where missing."""
+    return np.array(["" if pd.isna(v) else str(v) for v in values], dtype=object)
+
+
+def _candidates(
+    layer: Layer, area: shapely.Geometry, column: str | None = None
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Return the geometries of ``layer`` meeting ``area`` and their ``column`` texts."""
+    idx = layer.sindex.query(area, predicate="intersects")
+    if isinstance(layer, LayerArrays):
+        keys = layer.texts[column][idx] if column is not None else None
+        return layer.geoms[idx], keys
+    geoms = np.asarray(layer.geometry.values[idx])
+    if column is None:
+        return geoms, None
+    return geoms, _texts(layer[column].to_numpy(dtype=object)[idx])
+
+
+def clip_union(frame: Layer | None, area: shapely.Geometry) -> shapely.Geometry:
+    """Return the union of a layer's polygons inside ``area`` (an empty polygon when none)."""
     if frame is None or len(frame) == 0:
         return shapely.Polygon()
-    idx = frame.sindex.query(area, predicate="intersects")
-    if len(idx) == 0:
+    geoms, _ = _candidates(frame, area)
+    if len(geoms) == 0:
         return shapely.Polygon()
-    parts = shapely.intersection(np.asarray(frame.geometry.values[idx]), area)
-    return shapely.disjoint_subset_union_all(parts)
+    return shapely.disjoint_subset_union_all(shapely.intersection(geoms, area))
 
 
 def grouped_unions(
-    frame: gpd.GeoDataFrame | None, column: str, area: shapely.Geometry
+    frame: Layer | None, column: str, area: shapely.Geometry
 ) -> dict[str, shapely.Geometry]:
-    """Union, inside ``area``, of a layer's polygons grouped by the text of ``column``."""
+    """Return the union, inside ``area``, of a layer's polygons grouped by ``column``'s text."""
     if frame is None or len(frame) == 0:
         return {}
-    idx = frame.sindex.query(area, predicate="intersects")
-    if len(idx) == 0:
+    geoms, keys = _candidates(frame, area, column)
+    if len(geoms) == 0 or keys is None:
         return {}
-    parts = shapely.intersection(np.asarray(frame.geometry.values[idx]), area)
-    keys = frame[column].to_numpy(dtype=object)[idx]
+    parts = shapely.intersection(geoms, area)
     out: dict[str, list[shapely.Geometry]] = {}
-    for key, geom in zip(keys, parts, strict=True):
-        out.setdefault("" if pd.isna(key) else str(key), []).append(geom)
+    for key, geom in zip(keys.tolist(), parts, strict=True):
+        out.setdefault(key, []).append(geom)
     return {k: shapely.disjoint_subset_union_all(v) for k, v in out.items()}
 
 
 def cover_levels_existing(
     area: shapely.Geometry,
     *,
-    buildings: gpd.GeoDataFrame | None,
-    pavement: gpd.GeoDataFrame | None,
-    land_cover: gpd.GeoDataFrame | None,
+    buildings: Layer | None,
+    pavement: Layer | None,
+    land_cover: Layer | None,
     params: HydrologyParams,
     problems: list[str],
 ) -> list[CoverLevel]:
@@ -201,7 +245,7 @@ def split_cover(area: shapely.Geometry, levels: list[CoverLevel], default: str) 
 
 
 def soil_groups(
-    soils: gpd.GeoDataFrame | None, area: shapely.Geometry, params: HydrologyParams
+    soils: Layer | None, area: shapely.Geometry, params: HydrologyParams
 ) -> dict[str, shapely.Geometry]:
     """The soils inside ``area`` united by hydrologic soil group letter (A-D only)."""
     groups: dict[str, shapely.Geometry] = {}
@@ -221,7 +265,7 @@ def subarea_frame(columns: Mapping[str, np.ndarray]) -> pd.DataFrame:
 
 def subareas(
     pieces: list[CoverLevel],
-    soils: gpd.GeoDataFrame | None,
+    soils: Layer | None,
     area: shapely.Geometry,
     params: HydrologyParams,
     *,
@@ -238,7 +282,7 @@ def subareas(
 
 def subarea_columns(
     pieces: list[CoverLevel],
-    soils: gpd.GeoDataFrame | None,
+    soils: Layer | None,
     area: shapely.Geometry,
     params: HydrologyParams,
     *,

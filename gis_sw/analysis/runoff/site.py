@@ -21,6 +21,7 @@ from gis_sw.analysis.runoff.areas import has_many_small_parts, level_area_column
 from gis_sw.analysis.runoff.cover import (
     SUBAREA_COLUMNS,
     CoverLevel,
+    Layer,
     cover_levels_existing,
     cover_levels_new,
     soil_groups,
@@ -262,7 +263,7 @@ def scenario_figures(
 def _subarea_table(
     area: shapely.Geometry,
     levels: list[CoverLevel],
-    soils: gpd.GeoDataFrame | None,
+    soils: Layer | None,
     groups: dict[str, shapely.Geometry],
     params: HydrologyParams,
 ) -> dict[str, np.ndarray]:
@@ -288,10 +289,10 @@ def compute_drainage(
     params: HydrologyParams,
     storms_in: Mapping[int, float],
     distribution: str,
-    soils: gpd.GeoDataFrame | None,
-    buildings: gpd.GeoDataFrame | None,
-    pavement: gpd.GeoDataFrame | None,
-    land_cover: gpd.GeoDataFrame | None,
+    soils: Layer | None,
+    buildings: Layer | None,
+    pavement: Layer | None,
+    land_cover: Layer | None,
     impervious: gpd.GeoDataFrame | None,
     disturbance: shapely.Geometry,
     tc: TimeOfConcentration,
