@@ -136,7 +136,7 @@ def test_text_writer_equals_gdal(tmp_path: Path, family: str) -> None:
         promote_to_multi=True,
         layer_options={"RFC7946": "YES", "COORDINATE_PRECISION": "7"},
     )
-    props = gpd.pd.DataFrame(plain.drop(columns="geometry")).to_dict("records")
+    props = {c: plain[c].tolist() for c in plain.columns if c != "geometry"}
     with (tmp_path / "text.geojson").open("w", encoding="utf-8") as handle:
         write_feature_collection(
             handle, "gdal", props, plain.geometry.to_numpy(), kind=kind, crs=plain.crs
@@ -161,3 +161,17 @@ def test_text_writer_equals_gdal(tmp_path: Path, family: str) -> None:
     if family == "polygons":
         assert text["features"][0]["geometry"] is not None
         assert len(text["features"][0]["geometry"]["coordinates"]) == 300  # the many parts
+
+
+def test_no_features_is_an_empty_collection(tmp_path: Path) -> None:
+    with (tmp_path / "empty.geojson").open("w", encoding="utf-8") as handle:
+        write_feature_collection(
+            handle, "empty", {"rule_id": []}, np.empty(0, dtype=object), kind="MultiPoint", crs=CRS
+        )
+    doc = json.loads((tmp_path / "empty.geojson").read_text(encoding="utf-8"))
+    assert doc == {
+        "type": "FeatureCollection",
+        "name": "empty",
+        "xy_coordinate_resolution": 1e-07,
+        "features": [],
+    }

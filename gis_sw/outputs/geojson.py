@@ -167,6 +167,6 @@ def _write_one(tmp: Path, name: str, frame: gpd.GeoDataFrame, kind: str) -> None
             layer_options={"RFC7946": "YES", "COORDINATE_PRECISION": "7"},
         )
         return
-    properties = pd.DataFrame(frame.drop(columns=frame.geometry.name)).to_dict("records")
+    properties = {c: frame[c].tolist() for c in frame.columns if c != frame.geometry.name}
     with tmp.open("w", encoding="utf-8") as handle:
         write_feature_collection(handle, name, properties, geoms, kind=kind, crs=frame.crs)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from itertools import pairwise
 from typing import IO, Any
 
@@ -30,7 +30,7 @@ _MULTI = {
     "MultiLineString": shapely.multilinestrings,
     "MultiPoint": shapely.multipoints,
 }
-"""Multi* type to the shapely constructor that promotes a single part."""
+"""Multi* type to the shapely constructor that promotes single parts."""
 
 
 def _nest(items: list[str], offsets: np.ndarray) -> list[str]:
@@ -38,74 +38,88 @@ def _nest(items: list[str], offsets: np.ndarray) -> list[str]:
     return ["[ " + ", ".join(items[a:b]) + " ]" for a, b in pairwise(offsets.tolist())]
 
 
-def _coordinates(geometry: shapely.Geometry, transformer: Transformer | None) -> str:
-    """Return the ``coordinates`` text of one Multi* geometry in longitude/latitude."""
-    _, coords, offsets = shapely.to_ragged_array(np.array([geometry], dtype=object))
+def _transformer(crs: object) -> Transformer | None:
+    """Return the transformer to WGS84 longitude/latitude (None: already there, or no CRS)."""
+    if crs is None:
+        return None
+    source, wgs84 = CRS.from_user_input(crs), CRS.from_epsg(4326)
+    return None if source == wgs84 else Transformer.from_crs(source, wgs84, always_xy=True)
+
+
+def _geometry_texts(geometries: np.ndarray, kind: str, crs: object) -> list[str]:
+    """Return the ``geometry`` member of every row: one vectorised pass over distinct objects."""
+    texts = ["null"] * len(geometries)
+    present = [
+        i for i, g in enumerate(geometries.tolist()) if g is not None and not shapely.is_empty(g)
+    ]
+    if not present:
+        return texts
+    first: dict[int, int] = {}  # id of a geometry object -> its position among the distinct
+    where = [first.setdefault(id(geometries[i]), len(first)) for i in present]
+    distinct = np.empty(len(first), dtype=object)
+    for i in present:
+        distinct[first[id(geometries[i])]] = geometries[i]
+    single = np.isin(shapely.get_type_id(distinct), (0, 1, 3))  # Point, LineString, Polygon
+    if single.any():
+        distinct[single] = _MULTI[kind](distinct[single], indices=np.arange(int(single.sum())))
+    if kind == "MultiPolygon":
+        distinct = shapely.orient_polygons(distinct, exterior_cw=False)
+    _, coords, offsets = shapely.to_ragged_array(distinct, include_z=False)
+    transformer = _transformer(crs)
     if transformer is not None and len(coords):
         lon, lat = transformer.transform(coords[:, 0], coords[:, 1])
         coords = np.column_stack([lon, lat])
-    rounded = np.round(coords, 7).tolist()
-    items = [f"[ {x!r}, {y!r} ]" for x, y in rounded]
-    for level in offsets:  # rings, then polygons, then the one multi geometry
+    items = [f"[ {x!r}, {y!r} ]" for x, y in np.round(coords, 7).tolist()]
+    for level in offsets:  # rings, then polygons, then geometries (as the kind nests)
         items = _nest(items, level)
-    return items[0]
+    head = f'{{ "type": "{kind}", "coordinates": '
+    for i, k in zip(present, where, strict=True):
+        texts[i] = head + items[k] + " }"
+    return texts
 
 
-def _geometry_text(
-    geometry: shapely.Geometry | None, kind: str, transformer: Transformer | None
-) -> str:
-    """Return the ``geometry`` member's text (``null`` for no geometry)."""
-    if geometry is None or shapely.is_empty(geometry):
-        return "null"
-    if shapely.get_type_id(geometry) in (0, 1, 3):  # a single Point, LineString, Polygon
-        geometry = _MULTI[kind]([geometry])
-    if kind == "MultiPolygon":
-        geometry = shapely.orient_polygons(geometry, exterior_cw=False)
-    return f'{{ "type": "{kind}", "coordinates": {_coordinates(geometry, transformer)} }}'
-
-
-def _plain(value: Any) -> Any:
-    """Return a property value as JSON takes it (NaN and missing: None)."""
+def _number(value: Any) -> str:
+    """Return a number as GDAL writes it (15 significant digits), ``null`` when missing."""
     if value is None:
-        return None
-    if isinstance(value, bool | np.bool_):
-        return bool(value)
-    if isinstance(value, float | np.floating):
-        number = float(value)
-        if math.isnan(number) or math.isinf(number):
-            return None
-        return float(f"{number:.15g}")  # GDAL's 15 significant digits
-    return str(value)
+        return "null"
+    number = float(value)
+    if math.isnan(number) or math.isinf(number):
+        return "null"
+    return repr(float(f"{number:.15g}"))
+
+
+def _value_texts(values: list[Any]) -> list[str]:
+    """Return the JSON text of each value of one column (text, number, boolean or null)."""
+    out = []
+    for value in values:
+        if value is None:
+            out.append("null")
+        elif isinstance(value, bool | np.bool_):
+            out.append("true" if value else "false")
+        elif isinstance(value, int | float | np.integer | np.floating):
+            out.append(_number(value))
+        else:
+            out.append(json.dumps(str(value), ensure_ascii=False))
+    return out
 
 
 def feature_lines(
-    properties: list[dict[str, Any]],
-    geometries: np.ndarray,
-    kind: str,
-    crs: object,
+    properties: Mapping[str, list[Any]], geometries: np.ndarray, kind: str, crs: object
 ) -> Iterator[str]:
-    """Yield one ``Feature`` line per row, each distinct geometry object formatted once."""
-    source = CRS.from_user_input(crs) if crs is not None else None
-    wgs84 = CRS.from_epsg(4326)
-    transformer = (
-        Transformer.from_crs(source, wgs84, always_xy=True)
-        if source is not None and source != wgs84
-        else None
-    )
-    done: dict[int, str] = {}
-    for row, geometry in zip(properties, geometries, strict=True):
-        key = id(geometry)
-        text = done.get(key)
-        if text is None:
-            text = done[key] = _geometry_text(geometry, kind, transformer)
-        props = json.dumps({k: _plain(v) for k, v in row.items()}, ensure_ascii=False)
-        yield f'{{ "type": "Feature", "properties": {props}, "geometry": {text} }}'
+    """Yield one ``Feature`` line per row (``properties``: column name to its values)."""
+    columns = [
+        [f"{json.dumps(name, ensure_ascii=False)}: {text}" for text in _value_texts(values)]
+        for name, values in properties.items()
+    ]
+    rows = map(", ".join, zip(*columns, strict=True)) if columns else iter(lambda: "", None)
+    for props, geometry in zip(rows, _geometry_texts(geometries, kind, crs), strict=False):
+        yield f'{{ "type": "Feature", "properties": {{ {props} }}, "geometry": {geometry} }}'
 
 
 def write_feature_collection(
     handle: IO[str],
     name: str,
-    properties: list[dict[str, Any]],
+    properties: Mapping[str, list[Any]],
     geometries: np.ndarray,
     *,
     kind: str,
