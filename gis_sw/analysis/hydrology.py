@@ -42,7 +42,8 @@ import shapely
 from gis_sw.analysis.construction import duties_apply
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.findings import empty_findings, make_findings
-from gis_sw.analysis.runoff.cover import LayerArrays
+from gis_sw.analysis.runoff.areas import has_many_small_parts
+from gis_sw.analysis.runoff.cover import LayerArrays, area_inside, polygon_parts
 from gis_sw.analysis.runoff.params import HydrologyParams, parse_hydrology
 from gis_sw.analysis.runoff.sheet import calculation_sheet
 from gis_sw.analysis.runoff.site import (
@@ -85,14 +86,26 @@ def _parcel_drainage(ctx: CheckContext) -> dict[str, shapely.Geometry]:
         geoms = np.asarray(dists, dtype=object)
         which, idx = parcels.sindex.query(geoms, predicate="intersects")
         lots = parcels.geometry.to_numpy()[idx]
-        overlap = shapely.area(shapely.intersection(lots, geoms[which]))
+        many = {
+            int(i): polygon_parts(geoms[i])
+            for i in set(which.tolist())
+            if has_many_small_parts(geoms[i])
+        }
+        plain = ~np.isin(which, list(many))
+        overlap = np.zeros(len(which))
+        overlap[plain] = shapely.area(shapely.intersection(lots[plain], geoms[which[plain]]))
+        for k in np.flatnonzero(~plain).tolist():  # 100,000 lots in one proposal: by part
+            lot = lots[k]
+            shapely.prepare(lot)
+            overlap[k] = area_inside(many[int(which[k])], lot)
         keep = overlap >= MIN_OVERLAP_SQFT
         which, lots = which[keep], lots[keep]
         cuts = np.flatnonzero(np.diff(which)) + 1
         for group, touched in zip(np.split(which, cuts), np.split(lots, cuts), strict=True):
             if len(group):
                 i = int(group[0])
-                out[pids[i]] = shapely.disjoint_subset_union_all([*touched, geoms[i]])
+                own = many[i] if i in many else [geoms[i]]  # parts: only those on a lot merge
+                out[pids[i]] = shapely.disjoint_subset_union_all([*touched, *own])
         return out
 
     return ctx.memo("hydrology.parcel_drainage", compute)
