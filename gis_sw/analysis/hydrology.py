@@ -205,7 +205,7 @@ def _with_problem(result: DrainageResult, problem: str) -> DrainageResult:
 
 
 def _subject(result: DrainageResult) -> str:
-    """The proposal id for its default drainage area, ``pid:drainage_id`` for a layer's area."""
+    """Return the proposal id for its default drainage area, ``pid:drainage_id`` otherwise."""
     if result.drainage_id == result.proposal_id:
         return result.proposal_id
     return f"{result.proposal_id}:{result.drainage_id}"
@@ -231,7 +231,7 @@ def runoff_results(ctx: CheckContext) -> list[DrainageResult]:
 
 
 def calculation_sheet_for(layers: LayerSet, proposals: Proposals, ruleset: Ruleset) -> pd.DataFrame:
-    """The calculation sheet of every proposal (see :mod:`gis_sw.analysis.runoff.sheet`)."""
+    """Return the calculation sheet of every proposal (:mod:`gis_sw.analysis.runoff.sheet`)."""
     return calculation_sheet(runoff_results(CheckContext(layers, proposals, ruleset)))
 
 

@@ -92,7 +92,7 @@ def geometry_family(geometries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def split_by_family(findings: gpd.GeoDataFrame) -> dict[str, gpd.GeoDataFrame]:
-    """Findings by geometry family: ``polygons``, ``lines``, ``points`` and ``none``."""
+    """Return the findings by geometry family: ``polygons``, ``lines``, ``points`` and ``none``."""
     families, geoms = geometry_family(findings.geometry.to_numpy())
     frame = findings.copy()
     frame = frame.set_geometry(gpd.GeoSeries(geoms, index=frame.index, crs=findings.crs))

@@ -207,7 +207,7 @@ def cover_levels_new(
     disturbance: shapely.Geometry,
     params: HydrologyParams,
 ) -> tuple[list[CoverLevel], CoverLevel]:
-    """The proposal's new impervious levels, and the disturbed-ground level."""
+    """Return the proposal's new impervious levels, and the disturbed-ground level."""
     levels: list[CoverLevel] = []
     if impervious is not None and len(impervious):
         frame = impervious.assign(
@@ -247,7 +247,7 @@ def split_cover(area: shapely.Geometry, levels: list[CoverLevel], default: str) 
 def soil_groups(
     soils: Layer | None, area: shapely.Geometry, params: HydrologyParams
 ) -> dict[str, shapely.Geometry]:
-    """The soils inside ``area`` united by hydrologic soil group letter (A-D only)."""
+    """Return the soils inside ``area`` united by hydrologic soil group letter (A-D only)."""
     groups: dict[str, shapely.Geometry] = {}
     for value, geom in grouped_unions(soils, "hsg", area).items():
         letter = soil_group(value, dual=params.dual_hsg)
@@ -257,7 +257,7 @@ def soil_groups(
 
 
 def subarea_frame(columns: Mapping[str, np.ndarray]) -> pd.DataFrame:
-    """The table of :func:`subarea_columns`' arrays (``hsg`` kept as objects: None, not NaN)."""
+    """Return the table of :func:`subarea_columns`' arrays (``hsg`` as objects: None, not NaN)."""
     data: dict[str, Any] = dict(columns)
     data["hsg"] = pd.Series(columns["hsg"], dtype="object")
     return pd.DataFrame(data, columns=list(SUBAREA_COLUMNS))
@@ -288,8 +288,10 @@ def subarea_columns(
     *,
     groups: dict[str, shapely.Geometry] | None = None,
 ) -> dict[str, np.ndarray]:
-    """:func:`subareas` as one array per column (no table: a table costs ~0.4 ms to build,
-    which thousands of drainage areas feel)."""
+    """Return :func:`subareas` as one array per column.
+
+    No table: a table costs ~0.4 ms to build, which thousands of drainage areas feel.
+    """
     if groups is None:
         groups = soil_groups(soils, area, params)
     sums: dict[tuple[str, str, str | None], float] = {}

@@ -110,7 +110,7 @@ def _scenario_rows(head: dict[str, Any], sc: Scenario) -> list[dict[str, Any]]:
 
 
 def sheet_rows(result: DrainageResult) -> list[dict[str, Any]]:
-    """The lines of the calculation sheet for one drainage area."""
+    """Return the lines of the calculation sheet for one drainage area."""
     head: dict[str, Any] = {"proposal_id": result.proposal_id, "drainage_id": result.drainage_id}
     rows: list[dict[str, Any]] = []
     for seg in result.tc.segments:

@@ -90,10 +90,11 @@ class Scenario:
 
     @property
     def impervious_percent(self) -> float:
+        """Return the impervious share of the area in percent (NaN for no area)."""
         return 100.0 * self.impervious_sqft / self.area_sqft if self.area_sqft > 0 else math.nan
 
     def storm(self, year: int) -> Mapping[str, float]:
-        """The row of :attr:`storms` for one return period."""
+        """Return the row of :attr:`storms` for one return period."""
         hit = np.flatnonzero(self.storm_columns["storm_yr"] == year)
         if not len(hit):
             return {}
