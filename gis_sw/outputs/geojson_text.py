@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from itertools import pairwise
 from typing import IO, Any
 
@@ -25,7 +25,7 @@ from pyproj import CRS, Transformer
 
 __all__ = ["feature_lines", "write_feature_collection"]
 
-_MULTI = {
+_MULTI: dict[str, Callable[..., Any]] = {
     "MultiPolygon": shapely.multipolygons,
     "MultiLineString": shapely.multilinestrings,
     "MultiPoint": shapely.multipoints,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 import geopandas as gpd
 import numpy as np
@@ -124,7 +124,7 @@ class LayerArrays:
         return len(self.geoms)
 
 
-Layer = gpd.GeoDataFrame | LayerArrays
+Layer: TypeAlias = gpd.GeoDataFrame | LayerArrays
 """A layer as its frame or as its :class:`LayerArrays`."""
 
 
