@@ -6,7 +6,8 @@ a minute to write.  This writer gives the file :func:`gis_sw.outputs.geojson.wri
 asked GDAL for (``RFC7946=YES``, ``COORDINATE_PRECISION=7``, every geometry promoted to its
 Multi* type): WGS84 longitude/latitude (PROJ, as GDAL uses it), counter-clockwise outer
 rings and clockwise holes, coordinates rounded to 7 decimals, properties as JSON strings,
-numbers of 15 significant digits (missing: ``null``) and booleans.  A geometry object
+numbers (missing: ``null``; GDAL trims some float noise such as 0.30000000000000004 to
+0.3, this writer keeps every number exact) and booleans.  A geometry object
 met again (the same drainage area on four rules' rows) is formatted once.
 ``tests/test_perf14_geojson.py`` compares its files with GDAL's.
 """
@@ -79,13 +80,13 @@ def _geometry_texts(geometries: np.ndarray, kind: str, crs: object) -> list[str]
 
 
 def _number(value: Any) -> str:
-    """Return a number as GDAL writes it (15 significant digits), ``null`` when missing."""
+    """Return a number as the shortest text that reads back as it (``null`` when missing)."""
     if value is None:
         return "null"
     number = float(value)
     if math.isnan(number) or math.isinf(number):
         return "null"
-    return repr(float(f"{number:.15g}"))
+    return repr(number)  # the shortest text that reads back as the very number
 
 
 def _value_texts(values: list[Any]) -> list[str]:

@@ -27,10 +27,10 @@ import numpy as np
 import shapely
 
 from gis_sw.analysis.runoff.cover import (
-    MANY_PARTS,
     CoverLevel,
     Layer,
     area_inside,
+    many_small_parts,
     polygon_parts,
     sums_to_columns,
     whole_groups,
@@ -45,10 +45,7 @@ _MIN_AREA_SQFT = 1e-6
 
 def has_many_small_parts(geometry: shapely.Geometry) -> bool:
     """Tell whether a level is of more than ``MANY_PARTS`` polygons of under 64 vertices."""
-    if shapely.get_num_geometries(geometry) <= MANY_PARTS:
-        return False
-    parts = polygon_parts(geometry)
-    return len(parts) > MANY_PARTS and float(shapely.get_num_coordinates(parts).mean()) < 64
+    return many_small_parts(geometry)
 
 
 @dataclass(frozen=True, slots=True)

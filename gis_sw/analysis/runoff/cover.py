@@ -27,6 +27,8 @@ SUBAREA_COLUMNS = ("source", "cover", "hsg", "area_sqft", "cn", "c", "impervious
 _MIN_AREA_SQFT = 1e-6
 _POLYGON = 3
 """shapely's type id of a Polygon."""
+_COLLECTION = 7
+"""shapely's type id of a GeometryCollection."""
 MANY_PARTS = 64
 """A cover piece of more parts than this, small ones (under 64 vertices on average), has its
 soil-group areas summed part by part (parts wholly inside a group counted whole; only those
@@ -280,6 +282,35 @@ def subareas(
     return subarea_frame(subarea_columns(pieces, soils, area, params, groups=groups))
 
 
+def many_small_parts(geometry: shapely.Geometry) -> bool:
+    """Tell whether a geometry is of more than ``MANY_PARTS`` polygons of under 64 vertices."""
+    if shapely.get_type_id(geometry) != _COLLECTION and (
+        shapely.get_num_geometries(geometry) <= MANY_PARTS
+    ):
+        return False
+    parts = polygon_parts(geometry)
+    return len(parts) > MANY_PARTS and float(shapely.get_num_coordinates(parts).mean()) < 64
+
+
+def _overlay_areas(
+    geometries: list[shapely.Geometry], groups: Mapping[str, shapely.Geometry]
+) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Return each geometry's area inside each group, and outside every group.
+
+    One overlay call per group for all the pieces; the ground outside is what is left after
+    taking each group away in turn (letters in order).
+    """
+    pieces = np.asarray(geometries, dtype=object)
+    inside = {
+        letter: shapely.area(shapely.intersection(pieces, groups[letter]))
+        for letter in sorted(groups)
+    }
+    left = pieces
+    for letter in sorted(groups):
+        left = shapely.difference(left, groups[letter])
+    return inside, shapely.area(left)
+
+
 def subarea_columns(
     pieces: list[CoverLevel],
     soils: Layer | None,
@@ -297,26 +328,29 @@ def subarea_columns(
     sums: dict[tuple[str, str, str | None], float] = {}
     whole: dict[str, shapely.Geometry] = {}  # soil groups not clipped to the area
     every_group: shapely.Geometry | None = None
-    for piece in pieces:
-        parts = polygon_parts(piece.geometry)
-        small = len(parts) > MANY_PARTS and shapely.get_num_coordinates(parts).mean() < 64
-        if small and groups:  # 100,000 small polygons: area by part
+    by_part = [bool(groups) and many_small_parts(piece.geometry) for piece in pieces]
+    letters = sorted(groups)
+    inside, left_areas = _overlay_areas(
+        [p.geometry for p, part in zip(pieces, by_part, strict=True) if not part], groups
+    )
+    k = 0
+    for piece, part in zip(pieces, by_part, strict=True):
+        if part:  # 100,000 small polygons: area by part
             if every_group is None:
                 # pieces lie inside the area, so the soil polygons need no clipping (whose
                 # edge, the area's, would make every test against them slow)
                 whole = whole_groups(soils, area, params)
                 every_group = shapely.disjoint_subset_union_all(list(whole.values()))
                 shapely.prepare(every_group)
-            _add_part_areas(sums, piece, parts, whole, every_group)
+            _add_part_areas(sums, piece, polygon_parts(piece.geometry), whole, every_group)
             continue
-        left = piece.geometry
-        for letter in sorted(groups):
-            part_area = float(shapely.area(shapely.intersection(piece.geometry, groups[letter])))
+        for letter in letters:
+            part_area = float(inside[letter][k])
             if part_area > _MIN_AREA_SQFT:
                 key: tuple[str, str, str | None] = (piece.source, piece.cover, letter)
                 sums[key] = sums.get(key, 0.0) + part_area
-            left = shapely.difference(left, groups[letter])
-        left_area = float(shapely.area(left))
+        left_area = float(left_areas[k])
+        k += 1
         if left_area > _MIN_AREA_SQFT:
             none_key: tuple[str, str, str | None] = (piece.source, piece.cover, None)
             sums[none_key] = sums.get(none_key, 0.0) + left_area
