@@ -8,14 +8,9 @@ import pytest
 import shapely
 
 from gis_sw.analysis.runoff.areas import has_many_small_parts, level_area_columns
-from gis_sw.analysis.runoff.cover import (
-    cover_levels_existing,
-    cover_levels_new,
-    soil_groups,
-    split_cover,
-    subarea_columns,
-)
+from gis_sw.analysis.runoff.cover import soil_groups, split_cover, subarea_columns
 from gis_sw.analysis.runoff.params import parse_hydrology
+from gis_sw.analysis.runoff.site import cover_levels
 from gis_sw.ruleset import Ruleset
 
 X0, Y0 = 685_000.0, 830_000.0
@@ -75,19 +70,15 @@ def test_area_path_equals_the_overlay_of_pieces(ruleset: Ruleset, seed: int) -> 
     )
     impervious["proposal_id"] = "P"
     disturbance = shapely.union_all(boxes)
-    problems: list[str] = []
-    existing = cover_levels_existing(
+    existing, levels = cover_levels(
         area,
-        buildings=buildings,
-        pavement=pavement,
-        land_cover=land_cover,
+        layers=(buildings, pavement, land_cover),
+        impervious=impervious,
+        disturbance=disturbance,
         params=params,
-        problems=problems,
+        problems=[],
     )
-    new, disturbed = cover_levels_new(
-        area, impervious=impervious, disturbance=disturbance, params=params
-    )
-    levels = [*new, *existing[:2], disturbed, *existing[2:]]
+    (disturbed,) = (level for level in levels if level.source == "disturbed, not impervious")
     assert has_many_small_parts(disturbed.geometry)
     assert not any(has_many_small_parts(level.geometry) for level in existing)
     groups = soil_groups(soils, area, params)

@@ -266,6 +266,35 @@ def scenario_figures(
     return Scenario(name, columns, area_sqft, mapped_area, imp_area, cn_w, cn_used, c_w, storms)
 
 
+def cover_levels(
+    area: shapely.Geometry,
+    *,
+    layers: tuple[Layer | None, Layer | None, Layer | None],
+    impervious: gpd.GeoDataFrame | None,
+    disturbance: shapely.Geometry,
+    params: HydrologyParams,
+    problems: list[str],
+) -> tuple[list[CoverLevel], list[CoverLevel]]:
+    """Return the pre- and post-development cover levels, highest priority first.
+
+    ``layers``: buildings, pavement and land cover.  Post-development: the new impervious
+    surfaces, the existing buildings and pavement, the disturbed ground, then land cover.
+    """
+    buildings, pavement, land_cover = layers
+    existing = cover_levels_existing(
+        area,
+        buildings=buildings,
+        pavement=pavement,
+        land_cover=land_cover,
+        params=params,
+        problems=problems,
+    )
+    new, disturbed = cover_levels_new(
+        area, impervious=impervious, disturbance=disturbance, params=params
+    )
+    return existing, [*new, *existing[:2], disturbed, *existing[2:]]
+
+
 def _subarea_table(
     area: shapely.Geometry,
     levels: list[CoverLevel],
@@ -311,22 +340,17 @@ def compute_drainage(
     problems: list[str] = []
     notes: list[str] = []
     area_sqft = float(shapely.area(area))
-    existing = cover_levels_existing(
+    pre_levels, post_levels = cover_levels(
         area,
-        buildings=buildings,
-        pavement=pavement,
-        land_cover=land_cover,
+        layers=(buildings, pavement, land_cover),
+        impervious=impervious,
+        disturbance=disturbance,
         params=params,
         problems=problems,
     )
-    new_levels, disturbed = cover_levels_new(
-        area, impervious=impervious, disturbance=disturbance, params=params
-    )
     groups = soil_groups(soils, area, params)
-    pre_table = _subarea_table(area, existing, soils, groups, params)
-    post_table = _subarea_table(
-        area, [*new_levels, *existing[:2], disturbed, *existing[2:]], soils, groups, params
-    )
+    pre_table = _subarea_table(area, pre_levels, soils, groups, params)
+    post_table = _subarea_table(area, post_levels, soils, groups, params)
     if land_cover is None:
         notes.append(f"no land_cover layer: pervious ground counted as {params.default_cover}")
     if tc.source == "default":
