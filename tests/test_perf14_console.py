@@ -81,3 +81,21 @@ def test_records_equal_to_dict_records(ruleset: Ruleset) -> None:
             else:
                 assert type(mine[key]) is type(value), key
                 assert mine[key] == value, key
+
+
+def test_wrap_equals_textwrap_on_random_plain_texts() -> None:
+    """Words and single spaces only (the plain path), some words as long as a line."""
+    rng = random.Random(14)
+    for _ in range(3000):
+        words = [
+            "".join(
+                rng.choice("abc§.,()x\u00a0\u2003") for _ in range(rng.choice([1, 3, 8, 25, 89]))
+            )
+            for _ in range(rng.randint(1, 40))
+        ]
+        text = " ".join(words)
+        first = " " * rng.choice([0, 2, 11])
+        rest = " " * rng.choice([0, 2, 11])
+        width = rng.choice([20, 60, 100])
+        expected = textwrap.wrap(text, width, initial_indent=first, subsequent_indent=rest)
+        assert wrap(text, width, initial_indent=first, subsequent_indent=rest) == expected, text

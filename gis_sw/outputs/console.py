@@ -40,7 +40,48 @@ def wrap(
         and _SPECIAL_SPACE.isdisjoint(text)
     ):
         return [initial_indent + text]
+    simple = _plain_wrap(text, width, initial_indent, subsequent_indent)
+    if simple is not None:
+        return simple
     return list(_textwrap(text, width, initial_indent, subsequent_indent))
+
+
+def _plain_wrap(
+    text: str, width: int, initial_indent: str, subsequent_indent: str
+) -> list[str] | None:
+    """Return textwrap's lines for a plain text, or None when the text is not plain.
+
+    Plain: words apart by single spaces, no hyphen (textwrap may break after one), none of
+    the whitespace textwrap rewrites, no space at either end, no word too long for a line
+    or made of Unicode spaces alone.
+    Then textwrap's greedy filling is this loop (``tests/test_perf14_console.py`` compares
+    them on random texts).
+    """
+    if (
+        not text
+        or text[0] == " "
+        or text[-1] == " "
+        or "-" in text
+        or "  " in text
+        or not _SPECIAL_SPACE.isdisjoint(text)
+    ):
+        return None
+    words = text.split(" ")
+    if max(map(len, words)) > width - max(len(initial_indent), len(subsequent_indent)):
+        return None
+    if not all(word.strip() for word in words):  # a word of Unicode spaces: textwrap drops it
+        return None
+    lines: list[str] = []
+    indent, line, used = initial_indent, [words[0]], len(words[0])
+    for word in words[1:]:
+        if used + 1 + len(word) > width - len(indent):
+            lines.append(indent + " ".join(line))
+            indent, line, used = subsequent_indent, [word], len(word)
+        else:
+            line.append(word)
+            used += 1 + len(word)
+    lines.append(indent + " ".join(line))
+    return lines
 
 
 @lru_cache(maxsize=16_384)
