@@ -18,6 +18,7 @@ import json
 import math
 from collections.abc import Callable, Iterator, Mapping
 from itertools import pairwise
+from json.encoder import encode_basestring
 from typing import IO, Any
 
 import numpy as np
@@ -91,27 +92,37 @@ def _number(value: Any) -> str:
 
 def _value_texts(values: list[Any]) -> list[str]:
     """Return the JSON text of each value of one column (text, number, boolean or null)."""
-    out = []
-    for value in values:
-        if value is None:
-            out.append("null")
-        elif isinstance(value, bool | np.bool_):
-            out.append("true" if value else "false")
-        elif isinstance(value, int | float | np.integer | np.floating):
-            out.append(_number(value))
-        else:
-            out.append(json.dumps(str(value), ensure_ascii=False))
-    return out
+    if all(value is None or isinstance(value, str) for value in values):
+        memo: dict[str | None, str] = {None: "null"}  # texts repeat: rule ids, citations
+        out = []
+        for value in values:
+            text = memo.get(value)
+            if text is None:
+                text = memo[value] = encode_basestring(value)
+            out.append(text)
+        return out
+    return [_value_text(value) for value in values]
+
+
+def _value_text(value: Any) -> str:
+    """Return the JSON text of one value."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool | np.bool_):
+        return "true" if value else "false"
+    if isinstance(value, int | float | np.integer | np.floating):
+        return _number(value)
+    return encode_basestring(str(value))
 
 
 def feature_lines(
     properties: Mapping[str, list[Any]], geometries: np.ndarray, kind: str, crs: object
 ) -> Iterator[str]:
     """Yield one ``Feature`` line per row (``properties``: column name to its values)."""
-    columns = [
-        [f"{json.dumps(name, ensure_ascii=False)}: {text}" for text in _value_texts(values)]
-        for name, values in properties.items()
-    ]
+    columns = []
+    for name, values in properties.items():
+        prefix = encode_basestring(str(name)) + ": "
+        columns.append([prefix + text for text in _value_texts(values)])
     rows = map(", ".join, zip(*columns, strict=True)) if columns else iter(lambda: "", None)
     for props, geometry in zip(rows, _geometry_texts(geometries, kind, crs), strict=False):
         yield f'{{ "type": "Feature", "properties": {{ {props} }}, "geometry": {geometry} }}'
