@@ -84,12 +84,12 @@ def test_records_equal_to_dict_records(ruleset: Ruleset) -> None:
 
 
 def test_wrap_equals_textwrap_on_random_plain_texts() -> None:
-    """Words and single spaces only (the plain path), some words as long as a line."""
+    """Words and single spaces (the plain path), hyphens inside words, some as long as a line."""
     rng = random.Random(14)
     for _ in range(3000):
         words = [
             "".join(
-                rng.choice("abc§.,()x\u00a0\u2003") for _ in range(rng.choice([1, 3, 8, 25, 89]))
+                rng.choice("abc§.,()x-\u00a0\u2003") for _ in range(rng.choice([1, 3, 8, 25, 89]))
             )
             for _ in range(rng.randint(1, 40))
         ]

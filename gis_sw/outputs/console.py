@@ -51,9 +51,9 @@ def _plain_wrap(
 ) -> list[str] | None:
     """Return textwrap's lines for a plain text, or None when the text is not plain.
 
-    Plain: words apart by single spaces, no hyphen (textwrap may break after one), none of
-    the whitespace textwrap rewrites, no space at either end, no word too long for a line
-    or made of Unicode spaces alone.
+    Plain: words apart by single spaces, none of the whitespace textwrap rewrites, no space
+    at either end, no word too long for a line or made of Unicode spaces alone, and no
+    hyphenated word where a line breaks (textwrap may break after its hyphen).
     Then textwrap's greedy filling is this loop (``tests/test_perf14_console.py`` compares
     them on random texts).
     """
@@ -61,7 +61,6 @@ def _plain_wrap(
         not text
         or text[0] == " "
         or text[-1] == " "
-        or "-" in text
         or "  " in text
         or not _SPECIAL_SPACE.isdisjoint(text)
     ):
@@ -75,6 +74,8 @@ def _plain_wrap(
     indent, line, used = initial_indent, [words[0]], len(words[0])
     for word in words[1:]:
         if used + 1 + len(word) > width - len(indent):
+            if "-" in word:  # textwrap might put the part before a hyphen on this line
+                return None
             lines.append(indent + " ".join(line))
             indent, line, used = subsequent_indent, [word], len(word)
         else:
