@@ -205,7 +205,7 @@ def _with_problem(result: DrainageResult, problem: str) -> DrainageResult:
 
 
 def _subject(result: DrainageResult) -> str:
-    """Return the proposal id for its default drainage area, ``pid:drainage_id`` otherwise."""
+    """The proposal id for its default drainage area, ``pid:drainage_id`` for a layer's area."""
     if result.drainage_id == result.proposal_id:
         return result.proposal_id
     return f"{result.proposal_id}:{result.drainage_id}"
