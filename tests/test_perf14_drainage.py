@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import geopandas as gpd
 import numpy as np
+import pytest
 import shapely
 
 from gis_sw.analysis.context import CheckContext
@@ -60,3 +61,29 @@ def test_bulk_drainage_areas_equal_one_by_one(ruleset: Ruleset) -> None:
     assert shapely.equals_exact(got["sliver"], dists["sliver"], tolerance=0.0)
     assert got["off"].area == 400.0
     assert np.isclose(got["sliver"].area, 0.004)
+
+
+def test_drainage_area_of_many_small_polygons_equals_one_by_one(ruleset: Ruleset) -> None:
+    """A proposal of 400 small boxes over four lots and beyond: its parts merged by part."""
+    lots = [shapely.box(X0 + 60 * i, Y0, X0 + 60 * (i + 1), Y0 + 60) for i in range(4)]
+    lots.append(shapely.box(X0 + 500, Y0, X0 + 560, Y0 + 60))  # a lot only one box grazes
+    parcels = gpd.GeoDataFrame({"parcel_id": [f"L{k}" for k in range(5)]}, geometry=lots, crs=CRS)
+    i = np.arange(400)
+    x = X0 - 30 + (i % 50) * 6.0 + np.where(i % 3 == 0, 3.0, 0.0)  # from 30 ft west of the lots
+    y = Y0 + (i // 50) * 9.0
+    boxes = shapely.box(x, y, x + 4, y + 4)
+    graze = shapely.box(X0 + 499.999, Y0 + 10, X0 + 500.001, Y0 + 12)  # 0.004 sq ft on L4
+    frame = gpd.GeoDataFrame({"proposal_id": ["BIG"] * 401}, geometry=[*boxes, graze], crs=CRS)
+    layers = make_layerset(CRS, {"parcels": parcels})
+    proposals = make_proposals(CRS, frame)
+    (result,) = runoff_results(CheckContext(layers, proposals, ruleset))
+    dist = shapely.union_all([*boxes, graze])
+    expected = _one_by_one(parcels, dist)
+    assert shapely.get_num_geometries(dist) > 64  # the by-part path
+    assert result.geometry.area == pytest.approx(expected.area, abs=0.01)
+    assert shapely.difference(result.geometry, expected).area < 0.01
+    assert shapely.difference(expected, result.geometry).area < 0.01
+    # the four lots, the boxes west of them and beyond x = 240, not lot L4
+    assert result.geometry.area == pytest.approx(
+        shapely.union_all([*lots[:4], *boxes, graze]).area, abs=0.01
+    )

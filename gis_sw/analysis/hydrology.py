@@ -42,6 +42,8 @@ import shapely
 from gis_sw.analysis.construction import duties_apply
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.findings import Findings, Outcome, rule_check
+from gis_sw.analysis.runoff.areas import has_many_small_parts
+from gis_sw.analysis.runoff.cover import LayerArrays, area_inside, polygon_parts
 from gis_sw.analysis.runoff.params import HydrologyParams, parse_hydrology
 from gis_sw.analysis.runoff.sheet import calculation_sheet
 from gis_sw.analysis.runoff.site import (
@@ -84,14 +86,26 @@ def _parcel_drainage(ctx: CheckContext) -> dict[str, shapely.Geometry]:
         geoms = np.asarray(dists, dtype=object)
         which, idx = parcels.sindex.query(geoms, predicate="intersects")
         lots = parcels.geometry.to_numpy()[idx]
-        overlap = shapely.area(shapely.intersection(lots, geoms[which]))
+        many = {
+            int(i): polygon_parts(geoms[i])
+            for i in set(which.tolist())
+            if has_many_small_parts(geoms[i])
+        }
+        plain = ~np.isin(which, list(many))
+        overlap = np.zeros(len(which))
+        overlap[plain] = shapely.area(shapely.intersection(lots[plain], geoms[which[plain]]))
+        for k in np.flatnonzero(~plain).tolist():  # 100,000 lots in one proposal: by part
+            lot = lots[k]
+            shapely.prepare(lot)
+            overlap[k] = area_inside(many[int(which[k])], lot)
         keep = overlap >= MIN_OVERLAP_SQFT
         which, lots = which[keep], lots[keep]
         cuts = np.flatnonzero(np.diff(which)) + 1
         for group, touched in zip(np.split(which, cuts), np.split(lots, cuts), strict=True):
             if len(group):
                 i = int(group[0])
-                out[pids[i]] = shapely.disjoint_subset_union_all([*touched, geoms[i]])
+                own = many[i] if i in many else [geoms[i]]  # parts: only those on a lot merge
+                out[pids[i]] = shapely.disjoint_subset_union_all([*touched, *own])
         return out
 
     return ctx.memo("hydrology.parcel_drainage", compute)
@@ -150,6 +164,10 @@ def _compute(ctx: CheckContext) -> list[DrainageResult]:
         imp_by_pid = {
             str(k): g for k, g in imp_all.groupby(imp_all["proposal_id"].astype(str), sort=False)
         }
+    soils = LayerArrays.of(ctx.layers.get("soils"), "hsg")
+    buildings = LayerArrays.of(ctx.layers.get("buildings"))
+    pavement = LayerArrays.of(ctx.layers.get("pavement"))
+    land_cover = LayerArrays.of(ctx.layers.get("land_cover"), "cover")
     for pid, dist in ctx.disturbance_union.items():
         if dist is None or shapely.is_empty(dist):
             continue
@@ -162,10 +180,10 @@ def _compute(ctx: CheckContext) -> list[DrainageResult]:
                 params=params,
                 storms_in=storms.depths_in,
                 distribution=storms.distribution,
-                soils=ctx.layers.get("soils"),
-                buildings=ctx.layers.get("buildings"),
-                pavement=ctx.layers.get("pavement"),
-                land_cover=ctx.layers.get("land_cover"),
+                soils=soils,
+                buildings=buildings,
+                pavement=pavement,
+                land_cover=land_cover,
                 impervious=imp,
                 disturbance=dist,
                 tc=_tc(ctx, area, tc_min, params),
@@ -213,7 +231,7 @@ def runoff_results(ctx: CheckContext) -> list[DrainageResult]:
 
 
 def calculation_sheet_for(layers: LayerSet, proposals: Proposals, ruleset: Ruleset) -> pd.DataFrame:
-    """The calculation sheet of every proposal (see :mod:`gis_sw.analysis.runoff.sheet`)."""
+    """Return the calculation sheet of every proposal (:mod:`gis_sw.analysis.runoff.sheet`)."""
     return calculation_sheet(runoff_results(CheckContext(layers, proposals, ruleset)))
 
 

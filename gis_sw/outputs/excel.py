@@ -1,8 +1,8 @@
-"""``summary.xlsx``: the findings for Excel, one sheet per application and one for the town.
+r"""``summary.xlsx``: the findings for Excel, one sheet per application and one for the town.
 
 Cells from the data are written as text cells, never as formulas (a proposal id of
 ``=HYPERLINK(...)`` stays text), and control characters, which the XLSX format cannot hold,
-are shown as ``\\xNN``.  Numbers (measured, limit) stay numbers so staff can sort and sum.
+are shown as ``\xNN``.  Numbers (measured, limit) stay numbers so staff can sort and sum.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ _MAX_SHEET = 31
 
 
 def sheet_names(proposal_ids: Iterable[str]) -> dict[str, str]:
-    """A unique, legal sheet name per proposal id (31 characters, no ``[]:*?/\\``).
+    r"""Return a unique, legal sheet name per proposal id (31 characters, no ``[]:*?/\``).
 
     A name that had to change, or that collides with another, ends in a short stable hash of
     the id, so two ids never share a sheet.
@@ -60,7 +60,7 @@ _CHUNK_ROWS = 20_000
 
 
 def _column_letter(index: int) -> str:
-    """``A`` for 1, ``Z`` for 26, ``AA`` for 27."""
+    """Return the column letters: ``A`` for 1, ``Z`` for 26, ``AA`` for 27."""
     letters = ""
     while index > 0:
         index, rest = divmod(index - 1, 26)
@@ -74,7 +74,7 @@ def _number_text(number: float) -> str:
 
 
 def _escaped(texts: list[str]) -> list[str]:
-    """``texts`` with control characters shown as ``\\xNN`` and ``& < >`` as XML entities.
+    r"""Return ``texts`` with control characters shown as ``\xNN`` and ``& < >`` as XML entities.
 
     Joined with NUL (which no text keeps: it is a control character) so each replacement is
     one pass over one string.
@@ -147,7 +147,7 @@ def _write_sheet(
 
 
 def _package_parts(sheets: list[str]) -> dict[str, str]:
-    """The workbook, its relationships, styles and content types for ``sheets`` (names)."""
+    """Return the workbook, its relationships, styles and content types for ``sheets`` (names)."""
     head = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
     listed = "".join(
         f'<sheet name="{escape(name, {chr(34): "&quot;"})}" sheetId="{i}" r:id="rId{i}"/>'
@@ -201,8 +201,9 @@ def _package_parts(sheets: list[str]) -> dict[str, str]:
 def write_summary_xlsx(
     path: str | Path, findings: pd.DataFrame, *, overwrite: bool = False
 ) -> Path:
-    """Write ``summary.xlsx`` atomically: a ``Town`` sheet of every finding, then one sheet
-    per application.
+    """Write ``summary.xlsx`` atomically: a ``Town`` sheet, then one sheet per application.
+
+    The ``Town`` sheet holds every finding.
 
     The workbook's XML is written here, column by column (a cell library took minutes for
     20,000 applications): inline string cells for text, number cells for numbers, each

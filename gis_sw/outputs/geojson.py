@@ -1,7 +1,9 @@
 """Findings as RFC 7946 GeoJSON that ArcGIS Pro's *JSON To Features* and QGIS both read.
 
-GDAL writes the files (``RFC7946=YES`` through pyogrio): WGS84 longitude/latitude,
-counter-clockwise outer rings, no ``crs`` member, 7 decimals (about 1 cm).
+The files are what GDAL writes with ``RFC7946=YES`` and ``COORDINATE_PRECISION=7``: WGS84
+longitude/latitude, counter-clockwise outer rings, no ``crs`` member, 7 decimals (about
+1 cm).  They are written as text by :mod:`gis_sw.outputs.geojson_text` (GDAL took half a
+minute for a drainage area of 100,000 polygons on four rows), by GDAL for 3D geometries.
 
 One geometry type per file, never a GeometryCollection: findings are split by geometry
 family and every geometry is promoted to its Multi* type:
@@ -31,6 +33,7 @@ import pyogrio
 import shapely
 
 from gis_sw.outputs.atomic import atomic_path, check_writable
+from gis_sw.outputs.geojson_text import write_feature_collection
 
 __all__ = [
     "FAMILY_FILES",
@@ -89,7 +92,7 @@ def geometry_family(geometries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def split_by_family(findings: gpd.GeoDataFrame) -> dict[str, gpd.GeoDataFrame]:
-    """Findings by geometry family: ``polygons``, ``lines``, ``points`` and ``none``."""
+    """Return the findings by geometry family: ``polygons``, ``lines``, ``points`` and ``none``."""
     families, geoms = geometry_family(findings.geometry.to_numpy())
     frame = findings.copy()
     frame = frame.set_geometry(gpd.GeoSeries(geoms, index=frame.index, crs=findings.crs))
@@ -145,14 +148,25 @@ def write_findings_geojson(
             gpd.GeoDataFrame(parts[family], geometry="geometry", crs=findings.crs)
         )
         with atomic_path(path, overwrite=overwrite) as tmp:
-            pyogrio.write_dataframe(
-                frame,
-                tmp,
-                driver="GeoJSON",
-                layer=path.stem,
-                geometry_type=FAMILY_FILES[family][1],
-                promote_to_multi=True,
-                layer_options={"RFC7946": "YES", "COORDINATE_PRECISION": "7"},
-            )
+            _write_one(tmp, path.stem, frame, FAMILY_FILES[family][1])
         written.append(path)
     return written
+
+
+def _write_one(tmp: Path, name: str, frame: gpd.GeoDataFrame, kind: str) -> None:
+    """Write one family's file: as text (:mod:`gis_sw.outputs.geojson_text`), by GDAL for 3D."""
+    geoms = frame.geometry.to_numpy()
+    if len(geoms) and bool(shapely.has_z(geoms[~pd.isna(geoms)]).any()):
+        pyogrio.write_dataframe(
+            frame,
+            tmp,
+            driver="GeoJSON",
+            layer=name,
+            geometry_type=kind,
+            promote_to_multi=True,
+            layer_options={"RFC7946": "YES", "COORDINATE_PRECISION": "7"},
+        )
+        return
+    properties = {c: frame[c].tolist() for c in frame.columns if c != frame.geometry.name}
+    with tmp.open("w", encoding="utf-8") as handle:
+        write_feature_collection(handle, name, properties, geoms, kind=kind, crs=frame.crs)

@@ -48,7 +48,7 @@ _OUTCOMES = ("fail", "review", "required", "info", "pass")
 
 
 def summary_frame(findings: pd.DataFrame) -> pd.DataFrame:
-    """The findings without geometry, in :data:`SUMMARY_COLUMNS` order."""
+    """Return the findings without geometry, in :data:`SUMMARY_COLUMNS` order."""
     frame = pd.DataFrame(findings).drop(columns="geometry", errors="ignore")
     for name in SUMMARY_COLUMNS:
         if name not in frame.columns:
@@ -85,9 +85,12 @@ def format_value(value: object, unit: str) -> str:
 
 
 def format_pair(measured: object, threshold: object, unit: str) -> tuple[str, str]:
-    """:func:`format_value` of both, unless that writes two different numbers alike
-    (``5 acres`` for 5.00002 against 5): then both get the decimals their comparison needs
-    (:mod:`gis_sw.analysis.wording`), in the finding's own unit."""
+    """Return :func:`format_value` of both, with the decimals needed to tell them apart.
+
+    When :func:`format_value` writes two different numbers alike (``5 acres`` for 5.00002
+    against 5), both get the decimals their comparison needs
+    (:mod:`gis_sw.analysis.wording`), in the finding's own unit.
+    """
     shown = format_value(measured, unit), format_value(threshold, unit)
     if shown[0] != shown[1] or unit == "USD":
         return shown
@@ -106,11 +109,11 @@ def _text(value: object) -> str:
 
 
 def format_table(findings: pd.DataFrame, *, max_subject: int = 34) -> str:
-    """A fixed-width table: rule, proposal, subject, outcome, measured, limit, citation.
+    r"""Return a fixed-width table: rule, proposal, subject, outcome, measured, limit, citation.
 
     A subject that is the proposal itself shows as ``(proposal)``; ``P-1:floodplain`` shows
     as ``floodplain`` beside its proposal.  Control characters in ids are shown escaped
-    (``\\x1b``, ``\\n``: :func:`gis_sw.redact.printable`), so no id can forge a line.
+    (``\x1b``, ``\n``: :func:`gis_sw.redact.printable`), so no id can forge a line.
 
     The last line counts the outcomes (waived findings are counted apart).
     """
@@ -149,7 +152,7 @@ def format_table(findings: pd.DataFrame, *, max_subject: int = 34) -> str:
 
 
 def count_line(findings: pd.DataFrame) -> str:
-    """``14 findings: 1 fail, 3 review, 5 required, 2 info, 3 pass; 1 waived.``"""
+    """Return the count line, e.g. ``14 findings: 1 fail, 3 review, 5 required, 2 info, 3 pass``."""
     frame = summary_frame(findings)
     active = Counter(frame.loc[~frame["waived"], "outcome"])
     parts = [f"{active[o]} {o}" for o in _OUTCOMES if active[o]]
@@ -162,7 +165,7 @@ def count_line(findings: pd.DataFrame) -> str:
 def format_notes(
     findings: pd.DataFrame, *, outcomes: tuple[str, ...] = ("fail", "review", "required")
 ) -> str:
-    """The sentences of the findings that ask for something, one paragraph per finding.
+    """Return the sentences of the findings that ask for something, one paragraph per finding.
 
     ``SW101 P-1 required: Disturbance of 134 sq ft inside zone R-10 reaches ...``; a waived
     finding adds ``[waived: reason]``.  Empty when no finding has one of ``outcomes``.  Each

@@ -350,9 +350,9 @@ class App:
         )
 
     def _sheet_file(self, proposals: Proposals) -> bytes:
-        from gis_sw.townparts import proposal_geoms
         from gis_sw.outputs.maps.sheets import sheet_paths, write_sheets
         from gis_sw.screening import Screening
+        from gis_sw.townparts import proposal_geoms
 
         findings = self.town.screen(proposals, siting=False).findings
         ids = proposals.ids[:1]

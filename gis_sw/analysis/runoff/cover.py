@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 import geopandas as gpd
 import numpy as np
@@ -27,15 +27,23 @@ SUBAREA_COLUMNS = ("source", "cover", "hsg", "area_sqft", "cn", "c", "impervious
 _MIN_AREA_SQFT = 1e-6
 _POLYGON = 3
 """shapely's type id of a Polygon."""
-_MANY_PARTS = 64
+_COLLECTION = 7
+"""shapely's type id of a GeometryCollection."""
+MANY_PARTS = 64
 """A cover piece of more parts than this, small ones (under 64 vertices on average), has its
 soil-group areas summed part by part (parts wholly inside a group counted whole; only those
 crossing its edge intersected), instead of one overlay of the whole multipolygon with each
 group (minutes for 100,000 small polygons)."""
 
 
-def _area_inside(parts: np.ndarray, group: shapely.Geometry) -> float:
-    """Area of disjoint polygons ``parts`` inside a prepared polygon ``group``."""
+def polygon_parts(geometry: shapely.Geometry) -> np.ndarray:
+    """Return the polygons of a geometry (collections opened; lines and points have no area)."""
+    parts = shapely.get_parts(shapely.get_parts(geometry))
+    return parts[shapely.get_type_id(parts) == _POLYGON]
+
+
+def area_inside(parts: np.ndarray, group: shapely.Geometry) -> float:
+    """Return the area of disjoint polygons ``parts`` inside a prepared polygon ``group``."""
     inside = shapely.contains_properly(group, parts)
     total = float(shapely.area(parts[inside]).sum())
     edge = ~inside & shapely.intersects(group, parts)
@@ -45,18 +53,16 @@ def _area_inside(parts: np.ndarray, group: shapely.Geometry) -> float:
     return total
 
 
-def _whole_groups(
-    soils: gpd.GeoDataFrame | None, area: shapely.Geometry, params: HydrologyParams
+def whole_groups(
+    soils: Layer | None, area: shapely.Geometry, params: HydrologyParams
 ) -> dict[str, shapely.Geometry]:
-    """Union by soil group letter of the soil polygons meeting ``area`` (not clipped)."""
+    """Return the union by soil group letter of the soil polygons meeting ``area`` (unclipped)."""
     if soils is None or len(soils) == 0:
         return {}
-    idx = soils.sindex.query(area, predicate="intersects")
+    geoms, values = _candidates(soils, area, "hsg")
     by_letter: dict[str, list[shapely.Geometry]] = {}
-    for value, geom in zip(
-        soils["hsg"].to_numpy(dtype=object)[idx], soils.geometry.values[idx], strict=True
-    ):
-        letter = soil_group("" if pd.isna(value) else str(value), dual=params.dual_hsg)
+    for value, geom in zip([] if values is None else values.tolist(), geoms, strict=True):
+        letter = soil_group(value, dual=params.dual_hsg)
         if letter is not None:
             by_letter.setdefault(letter, []).append(geom)
     out: dict[str, shapely.Geometry] = {
@@ -76,11 +82,11 @@ def _add_part_areas(
 ) -> None:
     """:func:`subareas`' sums for a piece of many parts (same figures, part by part)."""
     for letter in sorted(groups):
-        part_area = _area_inside(parts, groups[letter])
+        part_area = area_inside(parts, groups[letter])
         if part_area > _MIN_AREA_SQFT:
             key: tuple[str, str, str | None] = (piece.source, piece.cover, letter)
             sums[key] = sums.get(key, 0.0) + part_area
-    left_area = float(shapely.area(piece.geometry)) - _area_inside(parts, every_group)
+    left_area = float(shapely.area(piece.geometry)) - area_inside(parts, every_group)
     if left_area > _MIN_AREA_SQFT:
         none_key: tuple[str, str, str | None] = (piece.source, piece.cover, None)
         sums[none_key] = sums.get(none_key, 0.0) + left_area
@@ -95,40 +101,86 @@ class CoverLevel:
     geometry: shapely.Geometry
 
 
-def clip_union(frame: gpd.GeoDataFrame | None, area: shapely.Geometry) -> shapely.Geometry:
-    """Union of a layer's polygons inside ``area`` (an empty polygon when none)."""
+@dataclass(frozen=True, slots=True)
+class LayerArrays:
+    """A layer's geometries, spatial index and text columns, read out of its frame once.
+
+    Thousands of drainage areas query the same layers; reading ``frame.geometry`` and a
+    column of a GeoDataFrame costs more than the query itself.
+    """
+
+    geoms: np.ndarray
+    sindex: Any
+    texts: Mapping[str, np.ndarray]
+
+    @classmethod
+    def of(cls, frame: gpd.GeoDataFrame | None, *columns: str) -> LayerArrays | None:
+        """Return the arrays of ``frame`` (None for no frame) with ``columns`` as text."""
+        if frame is None:
+            return None
+        texts = {c: _texts(frame[c].to_numpy(dtype=object)) for c in columns if c in frame}
+        return cls(np.asarray(frame.geometry.values), frame.sindex, texts)
+
+    def __len__(self) -> int:
+        """Return the number of features."""
+        return len(self.geoms)
+
+
+Layer: TypeAlias = gpd.GeoDataFrame | LayerArrays
+"""A layer as its frame or as its :class:`LayerArrays`."""
+
+
+def _texts(values: np.ndarray) -> np.ndarray:
+    """Return each value as text, ``""`` where missing."""
+    return np.array(["" if pd.isna(v) else str(v) for v in values], dtype=object)
+
+
+def _candidates(
+    layer: Layer, area: shapely.Geometry, column: str | None = None
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Return the geometries of ``layer`` meeting ``area`` and their ``column`` texts."""
+    idx = layer.sindex.query(area, predicate="intersects")
+    if isinstance(layer, LayerArrays):
+        keys = layer.texts[column][idx] if column is not None else None
+        return layer.geoms[idx], keys
+    geoms = np.asarray(layer.geometry.values[idx])
+    if column is None:
+        return geoms, None
+    return geoms, _texts(layer[column].to_numpy(dtype=object)[idx])
+
+
+def clip_union(frame: Layer | None, area: shapely.Geometry) -> shapely.Geometry:
+    """Return the union of a layer's polygons inside ``area`` (an empty polygon when none)."""
     if frame is None or len(frame) == 0:
         return shapely.Polygon()
-    idx = frame.sindex.query(area, predicate="intersects")
-    if len(idx) == 0:
+    geoms, _ = _candidates(frame, area)
+    if len(geoms) == 0:
         return shapely.Polygon()
-    parts = shapely.intersection(np.asarray(frame.geometry.values[idx]), area)
-    return shapely.disjoint_subset_union_all(parts)
+    return shapely.disjoint_subset_union_all(shapely.intersection(geoms, area))
 
 
 def grouped_unions(
-    frame: gpd.GeoDataFrame | None, column: str, area: shapely.Geometry
+    frame: Layer | None, column: str, area: shapely.Geometry
 ) -> dict[str, shapely.Geometry]:
-    """Union, inside ``area``, of a layer's polygons grouped by the text of ``column``."""
+    """Return the union, inside ``area``, of a layer's polygons grouped by ``column``'s text."""
     if frame is None or len(frame) == 0:
         return {}
-    idx = frame.sindex.query(area, predicate="intersects")
-    if len(idx) == 0:
+    geoms, keys = _candidates(frame, area, column)
+    if len(geoms) == 0 or keys is None:
         return {}
-    parts = shapely.intersection(np.asarray(frame.geometry.values[idx]), area)
-    keys = frame[column].to_numpy(dtype=object)[idx]
+    parts = shapely.intersection(geoms, area)
     out: dict[str, list[shapely.Geometry]] = {}
-    for key, geom in zip(keys, parts, strict=True):
-        out.setdefault("" if pd.isna(key) else str(key), []).append(geom)
+    for key, geom in zip(keys.tolist(), parts, strict=True):
+        out.setdefault(key, []).append(geom)
     return {k: shapely.disjoint_subset_union_all(v) for k, v in out.items()}
 
 
 def cover_levels_existing(
     area: shapely.Geometry,
     *,
-    buildings: gpd.GeoDataFrame | None,
-    pavement: gpd.GeoDataFrame | None,
-    land_cover: gpd.GeoDataFrame | None,
+    buildings: Layer | None,
+    pavement: Layer | None,
+    land_cover: Layer | None,
     params: HydrologyParams,
     problems: list[str],
 ) -> list[CoverLevel]:
@@ -157,7 +209,7 @@ def cover_levels_new(
     disturbance: shapely.Geometry,
     params: HydrologyParams,
 ) -> tuple[list[CoverLevel], CoverLevel]:
-    """The proposal's new impervious levels, and the disturbed-ground level."""
+    """Return the proposal's new impervious levels, and the disturbed-ground level."""
     levels: list[CoverLevel] = []
     if impervious is not None and len(impervious):
         frame = impervious.assign(
@@ -195,9 +247,9 @@ def split_cover(area: shapely.Geometry, levels: list[CoverLevel], default: str) 
 
 
 def soil_groups(
-    soils: gpd.GeoDataFrame | None, area: shapely.Geometry, params: HydrologyParams
+    soils: Layer | None, area: shapely.Geometry, params: HydrologyParams
 ) -> dict[str, shapely.Geometry]:
-    """The soils inside ``area`` united by hydrologic soil group letter (A-D only)."""
+    """Return the soils inside ``area`` united by hydrologic soil group letter (A-D only)."""
     groups: dict[str, shapely.Geometry] = {}
     for value, geom in grouped_unions(soils, "hsg", area).items():
         letter = soil_group(value, dual=params.dual_hsg)
@@ -207,7 +259,7 @@ def soil_groups(
 
 
 def subarea_frame(columns: Mapping[str, np.ndarray]) -> pd.DataFrame:
-    """The table of :func:`subarea_columns`' arrays (``hsg`` kept as objects: None, not NaN)."""
+    """Return the table of :func:`subarea_columns`' arrays (``hsg`` as objects: None, not NaN)."""
     data: dict[str, Any] = dict(columns)
     data["hsg"] = pd.Series(columns["hsg"], dtype="object")
     return pd.DataFrame(data, columns=list(SUBAREA_COLUMNS))
@@ -215,7 +267,7 @@ def subarea_frame(columns: Mapping[str, np.ndarray]) -> pd.DataFrame:
 
 def subareas(
     pieces: list[CoverLevel],
-    soils: gpd.GeoDataFrame | None,
+    soils: Layer | None,
     area: shapely.Geometry,
     params: HydrologyParams,
     *,
@@ -230,45 +282,85 @@ def subareas(
     return subarea_frame(subarea_columns(pieces, soils, area, params, groups=groups))
 
 
+def many_small_parts(geometry: shapely.Geometry) -> bool:
+    """Tell whether a geometry is of more than ``MANY_PARTS`` polygons of under 64 vertices."""
+    if shapely.get_type_id(geometry) != _COLLECTION and (
+        shapely.get_num_geometries(geometry) <= MANY_PARTS
+    ):
+        return False
+    parts = polygon_parts(geometry)
+    return len(parts) > MANY_PARTS and float(shapely.get_num_coordinates(parts).mean()) < 64
+
+
+def _overlay_areas(
+    geometries: list[shapely.Geometry], groups: Mapping[str, shapely.Geometry]
+) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Return each geometry's area inside each group, and outside every group.
+
+    One overlay call per group for all the pieces; the ground outside is what is left after
+    taking each group away in turn (letters in order).
+    """
+    pieces = np.asarray(geometries, dtype=object)
+    inside = {
+        letter: shapely.area(shapely.intersection(pieces, groups[letter]))
+        for letter in sorted(groups)
+    }
+    left = pieces
+    for letter in sorted(groups):
+        left = shapely.difference(left, groups[letter])
+    return inside, shapely.area(left)
+
+
 def subarea_columns(
     pieces: list[CoverLevel],
-    soils: gpd.GeoDataFrame | None,
+    soils: Layer | None,
     area: shapely.Geometry,
     params: HydrologyParams,
     *,
     groups: dict[str, shapely.Geometry] | None = None,
 ) -> dict[str, np.ndarray]:
-    """:func:`subareas` as one array per column (no table: a table costs ~0.4 ms to build,
-    which thousands of drainage areas feel)."""
+    """Return :func:`subareas` as one array per column.
+
+    No table: a table costs ~0.4 ms to build, which thousands of drainage areas feel.
+    """
     if groups is None:
         groups = soil_groups(soils, area, params)
     sums: dict[tuple[str, str, str | None], float] = {}
     whole: dict[str, shapely.Geometry] = {}  # soil groups not clipped to the area
     every_group: shapely.Geometry | None = None
-    for piece in pieces:
-        parts = shapely.get_parts(shapely.get_parts(piece.geometry))  # collections too
-        parts = parts[shapely.get_type_id(parts) == _POLYGON]  # lines and points: no area
-        small = len(parts) > _MANY_PARTS and shapely.get_num_coordinates(parts).mean() < 64
-        if small and groups:  # 100,000 small polygons: area by part
+    by_part = [bool(groups) and many_small_parts(piece.geometry) for piece in pieces]
+    letters = sorted(groups)
+    inside, left_areas = _overlay_areas(
+        [p.geometry for p, part in zip(pieces, by_part, strict=True) if not part], groups
+    )
+    k = 0
+    for piece, part in zip(pieces, by_part, strict=True):
+        if part:  # 100,000 small polygons: area by part
             if every_group is None:
                 # pieces lie inside the area, so the soil polygons need no clipping (whose
                 # edge, the area's, would make every test against them slow)
-                whole = _whole_groups(soils, area, params)
+                whole = whole_groups(soils, area, params)
                 every_group = shapely.disjoint_subset_union_all(list(whole.values()))
                 shapely.prepare(every_group)
-            _add_part_areas(sums, piece, parts, whole, every_group)
+            _add_part_areas(sums, piece, polygon_parts(piece.geometry), whole, every_group)
             continue
-        left = piece.geometry
-        for letter in sorted(groups):
-            part_area = float(shapely.area(shapely.intersection(piece.geometry, groups[letter])))
+        for letter in letters:
+            part_area = float(inside[letter][k])
             if part_area > _MIN_AREA_SQFT:
                 key: tuple[str, str, str | None] = (piece.source, piece.cover, letter)
                 sums[key] = sums.get(key, 0.0) + part_area
-            left = shapely.difference(left, groups[letter])
-        left_area = float(shapely.area(left))
+        left_area = float(left_areas[k])
+        k += 1
         if left_area > _MIN_AREA_SQFT:
             none_key: tuple[str, str, str | None] = (piece.source, piece.cover, None)
             sums[none_key] = sums.get(none_key, 0.0) + left_area
+    return sums_to_columns(sums, params)
+
+
+def sums_to_columns(
+    sums: Mapping[tuple[str, str, str | None], float], params: HydrologyParams
+) -> dict[str, np.ndarray]:
+    """Return sub-area sums by (source, cover, soil group) as :data:`SUBAREA_COLUMNS` arrays."""
     covers = params.covers
     keys = list(sums)
     return {

@@ -81,7 +81,7 @@ class HydrologyParams:
     peak_tolerance_cfs: float = 0.005
 
     def cover_key(self, name: object) -> str | None:
-        """The cover key for a land-cover or alias name, None when unknown."""
+        """Return the cover key for a land-cover or alias name, None when unknown."""
         if name is None:
             return None
         text = str(name).strip().lower()
@@ -110,60 +110,62 @@ def _numbers(value: Any, n: int | None, what: str, problems: list[str]) -> tuple
     return tuple(float(v) for v in value)
 
 
-def parse_hydrology(ruleset: Ruleset) -> HydrologyParams:
-    """Parse ``ruleset.section("hydrology")``.
+def _cover(key: str, table: Any, problems: list[str]) -> Cover | None:
+    """Read one ``[hydrology.covers.KEY]`` table as a :class:`Cover`, None when unusable."""
+    w = f"hydrology.covers.{key}"
+    if not isinstance(table, Mapping):
+        problems.append(f"[{w}] should be a table")
+        return None
+    cns = _numbers(table.get("cn"), 4, f"[{w}] cn", problems)
+    if cns and not all(0 < v <= 100 for v in cns):
+        problems.append(f"[{w}] cn = {list(cns)} should lie in (0, 100]")
+    imp = table.get("impervious", False)
+    if not isinstance(imp, bool):
+        problems.append(f"[{w}] impervious = {imp!r} should be true or false")
+    c = _num(table, "c", problems, w)
+    if not cns:
+        return None
+    return Cover(
+        key=key,
+        label=str(table.get("label", key)),
+        cn=MappingProxyType(dict(zip(HSG_ORDER, cns, strict=True))),
+        impervious=bool(imp),
+        c=c,
+    )
 
-    Raises
-    ------
-    RulesetError
-        Naming every missing or malformed key of ``[hydrology]`` and its sub-tables.
-    """
-    raw = ruleset.section("hydrology")
-    problems: list[str] = []
-    if not raw:
-        raise RulesetError(
-            f"ruleset {ruleset.source or ruleset.name} has no [hydrology] section. "
-            "Fix: copy it from gis_sw/rulesets/mount_pleasant_ny.toml."
-        )
-    where = "hydrology"
-    covers: dict[str, Cover] = {}
+
+def _covers(raw: Mapping[str, Any], problems: list[str]) -> dict[str, Cover]:
+    """Read the ``[hydrology.covers]`` tables by key."""
     raw_covers = raw.get("covers")
     if not isinstance(raw_covers, Mapping) or not raw_covers:
         problems.append("[hydrology.covers] is missing or empty")
-    else:
-        for key, table in raw_covers.items():
-            w = f"hydrology.covers.{key}"
-            if not isinstance(table, Mapping):
-                problems.append(f"[{w}] should be a table")
-                continue
-            cns = _numbers(table.get("cn"), 4, f"[{w}] cn", problems)
-            if cns and not all(0 < v <= 100 for v in cns):
-                problems.append(f"[{w}] cn = {list(cns)} should lie in (0, 100]")
-            imp = table.get("impervious", False)
-            if not isinstance(imp, bool):
-                problems.append(f"[{w}] impervious = {imp!r} should be true or false")
-            c = _num(table, "c", problems, w)
-            if cns:
-                covers[str(key)] = Cover(
-                    key=str(key),
-                    label=str(table.get("label", key)),
-                    cn=MappingProxyType(dict(zip(HSG_ORDER, cns, strict=True))),
-                    impervious=bool(imp),
-                    c=c,
-                )
+        return {}
+    covers: dict[str, Cover] = {}
+    for key, table in raw_covers.items():
+        cover = _cover(str(key), table, problems)
+        if cover is not None:
+            covers[str(key)] = cover
+    return covers
 
-    def mapping(name: str) -> dict[str, str]:
-        table = raw.get(name, {})
-        if not isinstance(table, Mapping) or not all(isinstance(v, str) for v in table.values()):
-            problems.append(f"[hydrology.{name}] should be a table of strings")
-            return {}
-        for k, v in table.items():
-            if covers and v not in covers:
-                problems.append(f"[hydrology.{name}] {k} = {v!r} is not a cover in covers")
-        return {str(k).lower(): str(v) for k, v in table.items()}
 
-    aliases = mapping("cover_aliases")
-    surface_cover = mapping("surface_cover")
+def _mapping(
+    raw: Mapping[str, Any], name: str, covers: Mapping[str, Cover], problems: list[str]
+) -> dict[str, str]:
+    """Read a ``[hydrology.NAME]`` table of cover names, keys lower-cased."""
+    table = raw.get(name, {})
+    if not isinstance(table, Mapping) or not all(isinstance(v, str) for v in table.values()):
+        problems.append(f"[hydrology.{name}] should be a table of strings")
+        return {}
+    for k, v in table.items():
+        if covers and v not in covers:
+            problems.append(f"[hydrology.{name}] {k} = {v!r} is not a cover in covers")
+    return {str(k).lower(): str(v) for k, v in table.items()}
+
+
+def _choices(
+    raw: Mapping[str, Any], covers: Mapping[str, Cover], problems: list[str]
+) -> tuple[Any, Any]:
+    """Check the default and disturbed covers; return ``dual_hsg`` and ``round_composite_cn``."""
     for key in ("default_cover", "disturbed_cover"):
         if covers and raw.get(key) not in covers:
             problems.append(
@@ -175,19 +177,13 @@ def parse_hydrology(ruleset: Ruleset) -> HydrologyParams:
     round_cn = raw.get("round_composite_cn", True)
     if not isinstance(round_cn, bool):
         problems.append(f"[hydrology] round_composite_cn = {round_cn!r} should be true or false")
-    nums = {
-        k: _num(raw, k, problems, where)
-        for k in (
-            "wqv_rainfall_in",
-            "sheet_flow_n",
-            "sheet_flow_max_ft",
-            "min_tc_hr",
-            "max_tc_hr",
-            "default_tc_hr",
-            "min_slope_ft_ft",
-            "pond_swamp_factor",
-        )
-    }
+    return dual, round_cn
+
+
+def _flow(
+    raw: Mapping[str, Any], ruleset: Ruleset, problems: list[str]
+) -> tuple[Any, dict[str, float], Any]:
+    """Return the sheet-flow P2 storm, the shallow-flow K values and the shallow surface."""
     p2_yr = raw.get("sheet_flow_p2_storm_yr")
     if not isinstance(p2_yr, int) or p2_yr not in ruleset.storms.depths_in:
         problems.append(
@@ -207,6 +203,13 @@ def parse_hydrology(ruleset: Ruleset) -> HydrologyParams:
         problems.append(
             f"[hydrology] shallow_flow_surface = {surface!r} should be one of {sorted(shallow_k)}"
         )
+    return p2_yr, shallow_k, surface
+
+
+def _unit_peak(
+    raw: Mapping[str, Any], ruleset: Ruleset, problems: list[str]
+) -> dict[str, UnitPeakTable]:
+    """Read the TR-55 unit peak tables by rainfall distribution."""
     unit_peak: dict[str, UnitPeakTable] = {}
     up_raw = raw.get("unit_peak", {})
     if isinstance(up_raw, Mapping):
@@ -228,25 +231,71 @@ def parse_hydrology(ruleset: Ruleset) -> HydrologyParams:
             f"[hydrology.unit_peak] has no table for [storms] distribution = "
             f'"{ruleset.storms.distribution}"'
         )
+    return unit_peak
+
+
+def _mass_curve(raw: Mapping[str, Any], problems: list[str]) -> dict[str, float]:
+    """Read the coefficients a-g of ``[hydrology.rational_distribution]``."""
     mc_raw = raw.get("rational_distribution", {})
-    mc_vals: dict[str, float] = {}
     if not isinstance(mc_raw, Mapping):
         problems.append("[hydrology.rational_distribution] should be a table")
-    else:
-        mc_vals = {
-            k: _num(mc_raw, k, problems, "hydrology.rational_distribution") for k in "abcdefg"
-        }
+        return {}
+    return {k: _num(mc_raw, k, problems, "hydrology.rational_distribution") for k in "abcdefg"}
+
+
+def _tolerances(raw: Mapping[str, Any], problems: list[str]) -> dict[str, float]:
+    """Read the float guards of ``[hydrology.compare]``, with their defaults."""
     compare = raw.get("compare", {})
     tolerances = {"volume_tolerance_cf": 0.5, "peak_tolerance_cfs": 0.005}
     if not isinstance(compare, Mapping):
         problems.append("[hydrology.compare] should be a table")
-    else:
-        for key in tolerances:
-            if key in compare:
-                value = _num(compare, key, problems, "hydrology.compare")
-                if value < 0:
-                    problems.append(f"[hydrology.compare] {key} = {value} should be 0 or more")
-                tolerances[key] = value
+        return tolerances
+    for key in tolerances:
+        if key in compare:
+            value = _num(compare, key, problems, "hydrology.compare")
+            if value < 0:
+                problems.append(f"[hydrology.compare] {key} = {value} should be 0 or more")
+            tolerances[key] = value
+    return tolerances
+
+
+_NUMBERS = (
+    "wqv_rainfall_in",
+    "sheet_flow_n",
+    "sheet_flow_max_ft",
+    "min_tc_hr",
+    "max_tc_hr",
+    "default_tc_hr",
+    "min_slope_ft_ft",
+    "pond_swamp_factor",
+)
+"""The plain numbers of ``[hydrology]``."""
+
+
+def parse_hydrology(ruleset: Ruleset) -> HydrologyParams:
+    """Parse ``ruleset.section("hydrology")``.
+
+    Raises
+    ------
+    RulesetError
+        Naming every missing or malformed key of ``[hydrology]`` and its sub-tables.
+    """
+    raw = ruleset.section("hydrology")
+    problems: list[str] = []
+    if not raw:
+        raise RulesetError(
+            f"ruleset {ruleset.source or ruleset.name} has no [hydrology] section. "
+            "Fix: copy it from gis_sw/rulesets/mount_pleasant_ny.toml."
+        )
+    covers = _covers(raw, problems)
+    aliases = _mapping(raw, "cover_aliases", covers, problems)
+    surface_cover = _mapping(raw, "surface_cover", covers, problems)
+    dual, round_cn = _choices(raw, covers, problems)
+    nums = {k: _num(raw, k, problems, "hydrology") for k in _NUMBERS}
+    p2_yr, shallow_k, surface = _flow(raw, ruleset, problems)
+    unit_peak = _unit_peak(raw, ruleset, problems)
+    mc_vals = _mass_curve(raw, problems)
+    tolerances = _tolerances(raw, problems)
     if problems:
         raise RulesetError(
             f"ruleset {ruleset.source or ruleset.name} has {len(problems)} problem(s) in "
@@ -264,7 +313,7 @@ def parse_hydrology(ruleset: Ruleset) -> HydrologyParams:
         wqv_rainfall_in=nums["wqv_rainfall_in"],
         sheet_flow_n=nums["sheet_flow_n"],
         sheet_flow_max_ft=nums["sheet_flow_max_ft"],
-        sheet_flow_p2_storm_yr=int(p2_yr),  # type: ignore[arg-type]
+        sheet_flow_p2_storm_yr=int(p2_yr),
         shallow_flow_surface=str(surface),
         shallow_flow_k=MappingProxyType(shallow_k),
         min_tc_hr=nums["min_tc_hr"],

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import geopandas as gpd
 import numpy as np
@@ -16,8 +17,11 @@ import pandas as pd
 import shapely
 
 from gis_sw.analysis.runoff import rational, tr55
+from gis_sw.analysis.runoff.areas import has_many_small_parts, level_area_columns
 from gis_sw.analysis.runoff.cover import (
     SUBAREA_COLUMNS,
+    CoverLevel,
+    Layer,
     cover_levels_existing,
     cover_levels_new,
     soil_groups,
@@ -25,7 +29,7 @@ from gis_sw.analysis.runoff.cover import (
     subarea_columns,
     subarea_frame,
 )
-from gis_sw.analysis.runoff.params import HydrologyParams
+from gis_sw.analysis.runoff.params import HydrologyParams, MassCurve, UnitPeakTable
 from gis_sw.layers.raster import RasterLayer
 from gis_sw.units import SQFT_PER_ACRE
 
@@ -86,10 +90,11 @@ class Scenario:
 
     @property
     def impervious_percent(self) -> float:
+        """Return the impervious share of the area in percent (NaN for no area)."""
         return 100.0 * self.impervious_sqft / self.area_sqft if self.area_sqft > 0 else math.nan
 
     def storm(self, year: int) -> Mapping[str, float]:
-        """The row of :attr:`storms` for one return period."""
+        """Return the row of :attr:`storms` for one return period."""
         hit = np.flatnonzero(self.storm_columns["storm_yr"] == year)
         if not len(hit):
             return {}
@@ -164,6 +169,38 @@ def dem_time_of_concentration(
     )
 
 
+@lru_cache(maxsize=65_536)
+def _storm_core(
+    depths_in: tuple[float, ...],
+    cn: float,
+    tc_hr: float,
+    *,
+    table: UnitPeakTable | None,
+    tc_limits: tuple[float, float],
+    mass_curve: MassCurve,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Return S, Q, qu and the Rational intensity of each storm (S, Q, qu NaN for a NaN CN).
+
+    They depend on the storms, the composite CN and Tc only, which thousands of drainage
+    areas share (CNs are whole numbers, Tc often the default): computed once each.
+    """
+    i = np.array([rational.intensity_in_hr(p, tc_hr, mass_curve) for p in depths_in])
+    nan = np.full(len(depths_in), np.nan)
+    if math.isnan(cn):
+        return nan, nan, nan, i
+    if table is None:
+        raise KeyError(f"no unit peak table for the storm distribution (cn {cn})")
+    s = tr55.potential_retention_in(cn)
+    q = [tr55.runoff_depth_in(p, cn) for p in depths_in]
+    qu = [
+        tr55.unit_peak_discharge(
+            tc_hr, 0.2 * s / p, table, min_tc_hr=tc_limits[0], max_tc_hr=tc_limits[1]
+        ).qu_csm_in
+        for p in depths_in
+    ]
+    return np.full(len(depths_in), s), np.array(q), np.array(qu), i
+
+
 def scenario_figures(
     name: str,
     table: pd.DataFrame | Mapping[str, np.ndarray],
@@ -196,42 +233,87 @@ def scenario_figures(
     c_w = float((c_arr * areas).sum() / area_sqft) if area_sqft > 0 else math.nan
     tc_used = min(max(tc_hr, params.min_tc_hr), params.max_tc_hr)
     area_sqmi = area_sqft / tr55.SQFT_PER_SQMI
-    i_rows = []
-    for year, p_in in storms_in.items():
-        row: dict[str, float] = {"storm_yr": year, "p_in": p_in, "cn": cn_used, "tc_hr": tc_used}
-        if not math.isnan(cn_used):
-            s = tr55.potential_retention_in(cn_used)
-            q = tr55.runoff_depth_in(p_in, cn_used)
-            up = tr55.unit_peak_discharge(
-                tc_used,
-                0.2 * s / p_in,
-                params.unit_peak[distribution],
-                min_tc_hr=params.min_tc_hr,
-                max_tc_hr=params.max_tc_hr,
-            )
-            row |= {
-                "s_in": s,
-                "ia_in": 0.2 * s,
-                "ia_p": 0.2 * s / p_in,
-                "q_in": q,
-                "volume_cf": q / 12.0 * area_sqft,
-                "qu_csm_in": up.qu_csm_in,
-                "qp_cfs": tr55.peak_discharge_cfs(
-                    up.qu_csm_in, area_sqmi, q, params.pond_swamp_factor
-                ),
-            }
-        i = rational.intensity_in_hr(p_in, tc_used, params.mass_curve)
-        row |= {
-            "c": c_w,
-            "i_in_hr": i,
-            "qp_rational_cfs": rational.rational_peak_cfs(c_w, i, area_sqft / SQFT_PER_ACRE),
-        }
-        i_rows.append(row)
-    storms = {
-        c: np.array([row.get(c, np.nan) for row in i_rows], dtype="float64") for c in STORM_COLUMNS
-    }  # plain arrays: a frame from a list of dicts cost ~2 ms per scenario
-    storms["storm_yr"] = storms["storm_yr"].astype("int64")
+    area_acres = area_sqft / SQFT_PER_ACRE
+    p = np.array(list(storms_in.values()), dtype="float64")
+    s, q, qu, i = (  # copies: the cached arrays are shared
+        a.copy()
+        for a in _storm_core(
+            tuple(p.tolist()),
+            cn_used,
+            tc_used,
+            table=params.unit_peak.get(distribution),
+            tc_limits=(params.min_tc_hr, params.max_tc_hr),
+            mass_curve=params.mass_curve,
+        )
+    )
+    n = len(p)
+    storms = {  # plain arrays: a frame from a list of dicts cost ~2 ms per scenario
+        "storm_yr": np.array(list(storms_in), dtype="int64"),
+        "p_in": p,
+        "cn": np.full(n, cn_used),
+        "s_in": s,
+        "ia_in": 0.2 * s,
+        "ia_p": 0.2 * s / p,
+        "q_in": q,
+        "volume_cf": q / 12.0 * area_sqft,
+        "tc_hr": np.full(n, tc_used),
+        "qu_csm_in": qu,
+        "qp_cfs": qu * area_sqmi * q * params.pond_swamp_factor,  # tr55.peak_discharge_cfs
+        "c": np.full(n, c_w),
+        "i_in_hr": i,
+        "qp_rational_cfs": c_w * i * area_acres,  # rational.rational_peak_cfs
+    }
     return Scenario(name, columns, area_sqft, mapped_area, imp_area, cn_w, cn_used, c_w, storms)
+
+
+def cover_levels(
+    area: shapely.Geometry,
+    *,
+    layers: tuple[Layer | None, Layer | None, Layer | None],
+    impervious: gpd.GeoDataFrame | None,
+    disturbance: shapely.Geometry,
+    params: HydrologyParams,
+    problems: list[str],
+) -> tuple[list[CoverLevel], list[CoverLevel]]:
+    """Return the pre- and post-development cover levels, highest priority first.
+
+    ``layers``: buildings, pavement and land cover.  Post-development: the new impervious
+    surfaces, the existing buildings and pavement, the disturbed ground, then land cover.
+    """
+    buildings, pavement, land_cover = layers
+    existing = cover_levels_existing(
+        area,
+        buildings=buildings,
+        pavement=pavement,
+        land_cover=land_cover,
+        params=params,
+        problems=problems,
+    )
+    new, disturbed = cover_levels_new(
+        area, impervious=impervious, disturbance=disturbance, params=params
+    )
+    return existing, [*new, *existing[:2], disturbed, *existing[2:]]
+
+
+def _subarea_table(
+    area: shapely.Geometry,
+    levels: list[CoverLevel],
+    soils: Layer | None,
+    groups: dict[str, shapely.Geometry],
+    params: HydrologyParams,
+) -> dict[str, np.ndarray]:
+    """Return the sub-areas of ``levels`` split by priority and soil group.
+
+    By the overlay of pieces, or, when a level is of many small polygons (100,000 lots),
+    by areas of unions alone (:mod:`gis_sw.analysis.runoff.areas`: no polygon with tens
+    of thousands of holes is built).
+    """
+    if any(has_many_small_parts(level.geometry) for level in levels):
+        return level_area_columns(
+            area, levels, params.default_cover, soils=soils, groups=groups, params=params
+        )
+    pieces = split_cover(area, levels, params.default_cover)
+    return subarea_columns(pieces, soils, area, params, groups=groups)
 
 
 def compute_drainage(
@@ -242,10 +324,10 @@ def compute_drainage(
     params: HydrologyParams,
     storms_in: Mapping[int, float],
     distribution: str,
-    soils: gpd.GeoDataFrame | None,
-    buildings: gpd.GeoDataFrame | None,
-    pavement: gpd.GeoDataFrame | None,
-    land_cover: gpd.GeoDataFrame | None,
+    soils: Layer | None,
+    buildings: Layer | None,
+    pavement: Layer | None,
+    land_cover: Layer | None,
     impervious: gpd.GeoDataFrame | None,
     disturbance: shapely.Geometry,
     tc: TimeOfConcentration,
@@ -258,26 +340,17 @@ def compute_drainage(
     problems: list[str] = []
     notes: list[str] = []
     area_sqft = float(shapely.area(area))
-    existing = cover_levels_existing(
+    pre_levels, post_levels = cover_levels(
         area,
-        buildings=buildings,
-        pavement=pavement,
-        land_cover=land_cover,
+        layers=(buildings, pavement, land_cover),
+        impervious=impervious,
+        disturbance=disturbance,
         params=params,
         problems=problems,
     )
-    new_levels, disturbed = cover_levels_new(
-        area, impervious=impervious, disturbance=disturbance, params=params
-    )
-    existing_imp = existing[:2]
-    land = existing[2:]
-    pre_pieces = split_cover(area, existing, params.default_cover)
-    post_pieces = split_cover(
-        area, [*new_levels, *existing_imp, disturbed, *land], params.default_cover
-    )
     groups = soil_groups(soils, area, params)
-    pre_table = subarea_columns(pre_pieces, soils, area, params, groups=groups)
-    post_table = subarea_columns(post_pieces, soils, area, params, groups=groups)
+    pre_table = _subarea_table(area, pre_levels, soils, groups, params)
+    post_table = _subarea_table(area, post_levels, soils, groups, params)
     if land_cover is None:
         notes.append(f"no land_cover layer: pervious ground counted as {params.default_cover}")
     if tc.source == "default":

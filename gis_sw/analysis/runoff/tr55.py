@@ -90,6 +90,8 @@ def soil_group(value: object, *, dual: str = "undrained") -> str | None:
 
 
 class FlowKind(StrEnum):
+    """Kind of a flow path segment (TR-55 chapter 3)."""
+
     SHEET = "sheet"
     SHALLOW = "shallow_concentrated"
     CHANNEL = "channel"
@@ -190,7 +192,7 @@ def unit_peak_discharge(
     min_tc_hr: float = 0.1,
     max_tc_hr: float = 10.0,
 ) -> UnitPeak:
-    """qu from log10(qu) = C0 + C1 log10(Tc) + C2 (log10 Tc)^2 (TR-55 Appendix F), csm/in.
+    """Return qu from log10(qu) = C0 + C1 log10(Tc) + C2 (log10 Tc)^2 (TR-55 Appendix F), csm/in.
 
     Ia/P outside the table is held at the nearest row (TR-55 ch. 4: "use the limiting
     values"); between rows the coefficients are interpolated linearly.  Tc is held within
@@ -209,5 +211,5 @@ def unit_peak_discharge(
 def peak_discharge_cfs(
     qu_csm_in: float, area_sqmi: float, runoff_in: float, pond_factor: float = 1.0
 ) -> float:
-    """qp = qu Am Q Fp (TR-55 eq. 4-1), cfs."""
+    """Return qp = qu Am Q Fp (TR-55 eq. 4-1), cfs."""
     return qu_csm_in * area_sqmi * runoff_in * pond_factor
