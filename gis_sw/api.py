@@ -165,7 +165,7 @@ class Town:
     def local(
         self, geoms: Iterable[shapely.Geometry], *, proposal_ids: Sequence[str] = ()
     ) -> LayerSet:
-        """The town's features that can matter to ``geoms`` (see the module docstring).
+        """Return the town's features that can matter to ``geoms`` (see the module docstring).
 
         Parameters
         ----------
@@ -232,9 +232,11 @@ class Town:
             outside.append(kind)
 
     def _nearest(self, kind: str, geoms: np.ndarray, keys: np.ndarray) -> np.ndarray:
-        """Rows of ``kind`` nearest to each of ``geoms`` (ties included), remembered by the
-        geometry's WKB: while a device is dragged the disturbance and the other devices do
-        not move, and a nearest search among a few large polygons costs milliseconds.
+        """Return the rows of ``kind`` nearest to each of ``geoms`` (ties included).
+
+        They are remembered by the geometry's WKB: while a device is dragged the
+        disturbance and the other devices do not move, and a nearest search among a few
+        large polygons costs milliseconds.
         """
         found: list[np.ndarray] = []
         missing: list[int] = []
