@@ -22,7 +22,7 @@ Readings (issue 13; docs/check.md states them for users):
   ``discharges_to_impaired_water`` decides when given; otherwise a TMDL watershed
   (``impaired_waters.listing`` naming one of ``[condition_a] watershed_listings``) is met by
   overlap, and an impaired water body by overlap or by a D8 flow path over the DEM reaching
-  it (:mod:`gis_sw.analysis.flow`); anything the layers cannot show is ``review``.
+  it (:mod:`gis_sw.analysis.discharge`); anything the layers cannot show is ``review``.
 - Conditions B and C count the project: the larger of the proposal's own area and its
   ``larger_plan_acres``.  A part of a larger plan whose total is not given (or whose
   ``part_of_larger_plan`` is not given) is never passed on its own area.

@@ -2,7 +2,7 @@
 
 Condition A is about where runoff *goes*: the applicant's ``discharges_to_impaired_water``
 decides when given; otherwise the impaired-waters layer and a D8 flow path over the DEM
-(:func:`gis_sw.analysis.flow.impaired_discharge`).  Conditions B and C count the project:
+(:func:`gis_sw.analysis.discharge.impaired_discharge`).  Conditions B and C count the project:
 the larger of the proposal's own area and its ``larger_plan_acres``
 (:func:`project_area`); a part of a larger plan whose total is not given is never passed
 on its own area.
@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from gis_sw.analysis.context import CheckContext
+from gis_sw.analysis.discharge import Reach, impaired_discharge
 from gis_sw.analysis.findings import Findings, Outcome, rule_check
-from gis_sw.analysis.flow import Reach, impaired_discharge
 from gis_sw.analysis.permits.common import (
     CONTROLS,
     WORDING_DEFAULTS,
