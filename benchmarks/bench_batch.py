@@ -1,8 +1,12 @@
 """Time ``gis-sw batch`` on sample towns, and the same screening by its peers.
 
-    make bench
+    make bench        (benchmarks/report.py runs this and the other benchmarks)
     .venv/bin/python benchmarks/bench_batch.py [--sizes 10000 100000 1000000]
+        [--stream-sizes 100000 1000000] [--dask-size 100000]
         [--peer-size 100000] [--peers ours,naive,loop,duckdb,postgis] [--work DIR]
+
+Every result is also printed as one ``bench-row: {json}`` line, the common format that
+``benchmarks/report.py`` collects into docs/batch.md and the README.
 
 1. End to end: for each size, ``gis-sw sample --format parquet`` makes a town (kept in
    ``--work`` for the next run), then ``gis-sw batch`` reads, screens and writes it
@@ -61,6 +65,28 @@ MIN_ZONE_PART_SQFT = 1.0
 LOOP_SAMPLE = 2000
 
 
+def emit(**row: object) -> None:
+    """Print one result in the common row format :mod:`report` collects (``bench-row:``)."""
+    print("bench-row: " + json.dumps({"bench": "batch", **row}), flush=True)
+
+
+def stage_text(text: str) -> str:
+    """The stage times of gis-sw batch's summary line ("read 1.3 s, screen 10.5 s, ...")."""
+    line = next((t for t in text.splitlines() if t.startswith("screened")), "")
+    return line[line.find("; ") + 2 : line.rfind(")")] if "; " in line else ""
+
+
+def floor_seconds(work: Path, n: int) -> tuple[float, str]:
+    """Wall seconds of the bare floor (benchmarks/bench_floor.py) on a town, and its stages."""
+    town = make_town(work, n, 1).parent
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "bench_floor.py"), str(town)]
+    cmd += ["--out", str(work / f"floor_{n}")]
+    seconds, _, text = run_measured(cmd)
+    line = next(t for t in text.splitlines() if t.startswith("bench-row: "))
+    stages = json.loads(line.split(": ", 1)[1])["stages"]
+    return seconds, ", ".join(f"{k} {v:.1f} s" for k, v in stages.items())
+
+
 def run_measured(cmd: list[str]) -> tuple[float, float, str]:
     """Run a command; return (wall seconds, the child's peak RSS in MB, its output).
 
@@ -101,27 +127,69 @@ def make_town(work: Path, n: int, seed: int) -> Path:
     return town / "layers.toml"
 
 
-def end_to_end(work: Path, sizes: list[int], seed: int, workers: int) -> None:
-    print(f"\n== gis-sw batch end to end (read, screen, write), {workers} workers ==")
-    print(f"{'parcels':>10} {'seconds':>8} {'parcels/s':>10} {'peak MB':>8}  stages")
+def batch_cmd(layers: Path, out: Path, workers: int, *extra: str) -> list[str]:
+    """The gis-sw batch command line of the benchmark."""
+    cmd = [str(BIN / "gis-sw"), "batch", "--layers", str(layers), "--out", str(out)]
+    return [*cmd, "--overwrite", "--workers", str(workers), *extra]
+
+
+def end_to_end(
+    work: Path, sizes: list[int], seed: int, workers: int, *, stream: bool = False
+) -> None:
+    """gis-sw batch on each size, against the bare floor on the same town."""
+    how = "streamed (--stream)" if stream else "whole layers"
+    print(f"\n== gis-sw batch end to end (read, screen, write), {how}, {workers} workers ==")
+    print(f"{'parcels':>10} {'seconds':>8} {'parcels/s':>10} {'peak MB':>8} {'floor s':>8}  stages")
     for n in sizes:
         layers = make_town(work, n, seed)
-        out = work / f"batch_{n}"
-        cmd = [
-            str(BIN / "gis-sw"),
-            "batch",
-            "--layers",
-            str(layers),
-            "--out",
-            str(out),
-            "--overwrite",
-            "--workers",
-            str(workers),
-        ]
-        seconds, peak, text = run_measured(cmd)
-        stages = next((line for line in text.splitlines() if line.startswith("screened")), "")
-        stages = stages[stages.find("(") :]
-        print(f"{n:>10,} {seconds:>8.1f} {n / seconds:>10,.0f} {peak:>8,.0f}  {stages}", flush=True)
+        extra = ("--stream",) if stream else ()
+        out = work / f"batch_{n}{'_stream' if stream else ''}"
+        seconds, peak, text = run_measured(batch_cmd(layers, out, workers, *extra))
+        bare, bare_stages = floor_seconds(work, n)
+        stages = stage_text(text)
+        print(
+            f"{n:>10,} {seconds:>8.1f} {n / seconds:>10,.0f} {peak:>8,.0f} {bare:>8.1f}  {stages}",
+            flush=True,
+        )
+        emit(
+            table="end to end",
+            what="gis-sw batch" + (" --stream" if stream else ""),
+            size=f"{n:,} parcels",
+            seconds=seconds,
+            peak_mb=peak,
+            against="bare floor",
+            against_seconds=bare,
+            goal="5,000,000 parcels in 8 GB" if stream else "",
+            note=f"{stages}; floor: {bare_stages}",
+        )
+
+
+def dask_vs_local(work: Path, n: int, seed: int, workers: int) -> None:
+    """The same batch on a Dask LocalCluster and on local threads: time ratio and equality."""
+    layers = make_town(work, n, seed)
+    print(f"\n== --engine dask (in-process LocalCluster) against local threads, {n:,} parcels ==")
+    times = {}
+    for engine in ("local", "dask"):
+        out = work / f"batch_{n}_{engine}"
+        cmd = batch_cmd(layers, out, workers, "--engine", engine, "--no-map", "--no-gpkg")
+        times[engine], _, text = run_measured(cmd)
+        print(f"{engine:>6}: {times[engine]:.1f} s ({stage_text(text)})", flush=True)
+    a = pd.read_parquet(work / f"batch_{n}_local" / "parcels.parquet")
+    b = pd.read_parquet(work / f"batch_{n}_dask" / "parcels.parquet")
+    same = "identical parcels.parquet" if a.equals(b) else "parcels.parquet DIFFER"
+    ratio = times["dask"] / times["local"]
+    print(f"dask / local: {ratio:.2f}x; {same}", flush=True)
+    emit(
+        table="dask",
+        what="gis-sw batch --engine dask",
+        size=f"{n:,} parcels",
+        seconds=times["dask"],
+        against="local threads",
+        against_seconds=times["local"],
+        goal="within 1.1x of local",
+        met=ratio <= 1.1,
+        note=same,
+    )
 
 
 # ----------------------------------------------------------------------------- peers
@@ -357,6 +425,13 @@ def peer_postgis(layers: object, n: int) -> tuple[pd.DataFrame, float]:
     return out, seconds
 
 
+PEER_NAMES = {
+    "naive": "geopandas overlay + buffer/sjoin",
+    "loop": "per-parcel loop (sampled)",
+    "duckdb": "DuckDB spatial",
+    "postgis": "PostGIS",
+}
+
 PEERS = {
     "ours": peer_ours,
     "naive": peer_naive,
@@ -432,6 +507,17 @@ def peers(work: Path, n: int, seed: int, names: list[str]) -> None:
             f"{info['peak_mb']:>8,.0f} {ratio:>7.1f}  {same}",
             flush=True,
         )
+        if name != "ours" and ours_rate:
+            emit(
+                table="peers",
+                what=PEER_NAMES.get(name, name),
+                size=f"{int(info['parcels']):,} parcels",
+                seconds=info["seconds"],
+                peak_mb=info["peak_mb"],
+                against="gis_sw (--quick, 2 threads)",
+                against_seconds=info["parcels"] / ours_rate,
+                note=f"figures vs ours: {same}",
+            )
     sql = [
         results[k]["parcels"] / results[k]["seconds"] for k in ("duckdb", "postgis") if k in results
     ]
@@ -447,6 +533,8 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=ROOT / "out" / "bench")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--stream-sizes", type=int, nargs="*", default=[100_000, 1_000_000])
+    parser.add_argument("--dask-size", type=int, default=100_000)
     parser.add_argument("--child", nargs=3, metavar=("PEER", "LAYERS", "RESULT"))
     args = parser.parse_args()
     if args.child:
@@ -459,6 +547,10 @@ def main() -> None:
         peers(args.work, args.peer_size, args.seed, args.peers.split(","))
     if args.sizes:
         end_to_end(args.work, args.sizes, args.seed, args.workers)
+    if args.stream_sizes:
+        end_to_end(args.work, args.stream_sizes, args.seed, args.workers, stream=True)
+    if args.dask_size:
+        dask_vs_local(args.work, args.dask_size, args.seed, args.workers)
 
 
 if __name__ == "__main__":

@@ -151,8 +151,18 @@ def run_fingerprint(
     quick: bool,
     halo_ft: float,
     chunks: tuple[str, ...],
+    layer_hashes: Mapping[str, str] | None = None,
+    n_parcels: int | None = None,
 ) -> dict[str, Any]:
-    """What identifies a batch run (see the module docstring)."""
+    """Return what identifies a batch run (see the module docstring).
+
+    ``layer_hashes`` and ``n_parcels`` stand for the layers' hashes and the parcel count
+    when the layers were hashed as read and are no longer in memory (a streamed run).
+    """
+    if layer_hashes is None:
+        layer_hashes = {kind: layer_hash(frame) for kind, frame in layers.vectors.items()}
+    if n_parcels is None:
+        n_parcels = len(layers.vectors["parcels"]) if "parcels" in layers.vectors else 0
     return {
         "gis_sw": gis_sw.__version__,
         "ruleset": {
@@ -162,10 +172,10 @@ def run_fingerprint(
             "sha256": ruleset_text_hash(ruleset),
         },
         "options": {"chunk_size": chunk_size, "quick": quick, "halo_ft": halo_ft},
-        "layers": {kind: layer_hash(frame) for kind, frame in sorted(layers.vectors.items())},
+        "layers": dict(sorted(layer_hashes.items())),
         "files": {what: _file_record(Path(path)) for what, path in sorted(files.items())},
         "proposals": sha256_file(proposals) if proposals is not None else None,
-        "parcels": len(layers.vectors["parcels"]) if "parcels" in layers.vectors else 0,
+        "parcels": n_parcels,
         "chunks": list(chunks),
     }
 

@@ -99,9 +99,17 @@ DECLARE_HINT = {
 
 
 def missing_layers_note(result: ScreenResult, layers: LayerSet) -> str:
-    """What the CLI says when missing layers made parcels ``review`` ("" when none did)."""
-    missing = missing_layers(layers)
-    count = reviewed_for_missing_layers(result.rows)
+    """Return what the CLI says when missing layers made parcels ``review`` ("" if none)."""
+    return _missing_note(missing_layers(layers), reviewed_for_missing_layers(result.rows))
+
+
+def missing_note(layers: LayerSet, summary: pd.DataFrame) -> str:
+    """Return :func:`missing_layers_note` from a run's summary table (a streamed run)."""
+    counts = summary.loc[summary["table"] == "missing_layer", "count"]
+    return _missing_note(missing_layers(layers), int(counts.iloc[0]) if len(counts) else 0)
+
+
+def _missing_note(missing: tuple[str, ...], count: int) -> str:
     if not missing or not count:
         return ""
     head = (

@@ -10,21 +10,8 @@ from pathlib import Path
 
 import click
 
-from gis_sw.batch.fingerprint import input_files
-from gis_sw.batch.resume import PartStore, part_name
-from gis_sw.batch.run import DEFAULT_CHUNK_SIZE, ChunkPlan, Engine, RunOptions, run_chunks_to_store
-from gis_sw.batch.write import (
-    missing_layers_note,
-    planned_batch_outputs,
-    write_batch_outputs,
-)
-from gis_sw.layers.manifest import resolve_source
-from gis_sw.outputs.atomic import (
-    check_all_writable,
-    clean_stale_temps,
-    input_identities,
-    refuse_inputs,
-)
+from gis_sw.batch.resume import part_name
+from gis_sw.batch.run import DEFAULT_CHUNK_SIZE, ChunkPlan, Engine
 from gis_sw.redact import shown
 
 log = logging.getLogger(__name__)
@@ -82,6 +69,13 @@ log = logging.getLogger(__name__)
 @click.option("--no-gpkg", is_flag=True, help="Skip parcels.gpkg (GeoParquet only; faster).")
 @click.option("--no-map", is_flag=True, help="Skip the overview map.")
 @click.option(
+    "--stream",
+    is_flag=True,
+    help="Spill the layers to disk in spatial row groups and screen and write chunk by "
+    "chunk: memory set by --chunk-size, not the town (rows in chunk order; not with "
+    "--proposals).",
+)
+@click.option(
     "--quick",
     is_flag=True,
     help="Only zones, threshold, resource areas and nearby counts (no siting areas, "
@@ -100,6 +94,7 @@ def command(  # noqa: PLR0917  # click passes every option by keyword
     overwrite: bool,
     no_gpkg: bool,
     no_map: bool,
+    stream: bool,
     quick: bool,
 ) -> None:
     """Screen every parcel of a town: zones, permit threshold, resources, siting room.
@@ -109,60 +104,9 @@ def command(  # noqa: PLR0917  # click passes every option by keyword
     when it is a terminal.  Like `check`, an existing output needs --overwrite; no output is
     ever written over an input (docs/outputs.md).
     """
-    from gis_sw.batch.inputs import BATCH_KINDS, read_town
-    from gis_sw.ruleset import load_ruleset
+    from gis_sw.batch.api import screen_town
 
     started = time.perf_counter()
-    ruleset = load_ruleset(ruleset_name)
-    formats = ("parquet",) if no_gpkg else ("parquet", "gpkg")
-    planned = [
-        out_dir / name
-        for name in planned_batch_outputs(
-            findings=proposals_path is not None, formats=formats, overview=not no_map
-        )
-    ]
-    store = PartStore.in_output(out_dir)
-    if resume:
-        store.refuse_damaged(overwrite=overwrite)
-    # a resumed run may replace what the interrupted run itself began to publish
-    replace = overwrite or (resume and store.publishing())
-    manifest = resolve_source(layers_source)
-    files = input_files(
-        manifest,
-        ruleset=ruleset,
-        proposals=proposals_path,
-        kinds=None if proposals_path is not None else BATCH_KINDS,
-    )
-    refuse_inputs(
-        [*planned, store.manifest_path, store.journal_path, *store.own_files()],
-        input_identities(files),
-    )
-    check_all_writable(planned, overwrite=replace)  # after the inputs: no --overwrite fixes those
-    clean_stale_temps(out_dir, [p.name for p in planned])
-    stages: dict[str, float] = {}
-    tick = time.perf_counter()
-
-    def stage(name: str) -> None:
-        nonlocal tick
-        now = time.perf_counter()
-        stages[name] = now - tick
-        tick = now
-
-    layers = read_town(layers_source, ruleset=ruleset, everything=proposals_path is not None)
-    proposals = None
-    if proposals_path is not None:
-        from gis_sw.layers.read import read_proposals
-
-        # like `gis-sw check`: a proposals file without a CRS is refused, never assumed
-        proposals = read_proposals(proposals_path, ruleset=ruleset)
-    stage("read")
-    options = RunOptions(
-        chunk_size=chunk_size,
-        workers=workers,
-        engine=Engine(engine),
-        scheduler=scheduler,
-        quick=quick,
-    )
     bar = None
 
     def on_plan(plan: ChunkPlan) -> None:
@@ -180,60 +124,41 @@ def command(  # noqa: PLR0917  # click passes every option by keyword
             bar.update(n)
 
     try:
-        result = run_chunks_to_store(
-            layers,
-            ruleset,
+        run = screen_town(
+            layers_source,
             out_dir,
-            options=options,
+            proposals=proposals_path,
+            ruleset=ruleset_name,
+            workers=workers,
+            chunk_size=chunk_size,
+            engine=engine,
+            scheduler=scheduler,
+            stream=stream,
+            quick=quick,
             resume=resume,
             overwrite=overwrite,
-            proposals=proposals_path,
-            files=files,
+            gpkg=not no_gpkg,
+            overview=not no_map,
             progress=progress,
             on_plan=on_plan,
         )
     finally:
         if bar is not None:
             bar.close()
-    stage("screen")
-    findings = None
-    disturbance = None
-    if proposals is not None:
-        from gis_sw.analysis.engine import run_rules
-
-        findings = run_rules(layers, proposals, ruleset)
-        disturbance = proposals.disturbance
-        stage("rules")
-    store.mark_publishing()
-    written = write_batch_outputs(
-        out_dir,
-        result,
-        layers,
-        ruleset,
-        findings=findings,
-        disturbance=disturbance,
-        overwrite=replace,
-        formats=formats,
-        overview=not no_map,
-    )
-    stage("write")
     elapsed = time.perf_counter() - started
-    n = len(result.rows)
-    rate = n / max(elapsed, 1e-9)
+    rate = run.parcels / max(elapsed, 1e-9)
     click.echo(
-        f"screened {n} parcels in {result.plan.n_chunks} chunks ({result.chunks_run} run now) "
+        f"screened {run.parcels} parcels in {run.chunks} chunks ({run.chunks_run} run now) "
         f"in {elapsed:.1f} s ({rate:,.0f} parcels/s; "
-        + ", ".join(f"{name} {secs:.1f} s" for name, secs in stages.items())
+        + ", ".join(f"{name} {secs:.1f} s" for name, secs in run.stages.items())
         + ")",
         err=True,
     )
-    for chunk_id, why in sorted(result.recomputed.items()):
+    for chunk_id, why in sorted(run.recomputed.items()):
         click.echo(f"part {part_name(chunk_id)} of the interrupted run {why}: recomputed", err=True)
-    problems = result.prepared.summary()
-    if problems:
-        click.echo(shown(f"parcel layer problems: {problems}"), err=True)
-    missing = missing_layers_note(result, layers)
-    if missing:
-        click.echo(missing, err=True)
-    for name, path in written.items():
+    if run.problems:
+        click.echo(shown(f"parcel layer problems: {run.problems}"), err=True)
+    if run.missing_note:
+        click.echo(run.missing_note, err=True)
+    for name, path in run.written.items():
         click.echo(f"{name}\t{path}")

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -94,11 +94,14 @@ def inspect_layers(
     ruleset: Ruleset,
     strict: bool = False,
     kinds: Iterable[str] | None = None,
+    keep: Callable[[str, gpd.GeoDataFrame], gpd.GeoDataFrame] | None = None,
 ) -> LayerInspection:
     """Read and validate every layer of a source, collecting problems instead of raising.
 
     ``kinds`` limits the reading to those layer kinds (batch reads only what it screens);
-    the required layers are required all the same.
+    the required layers are required all the same.  ``keep`` (kind, frame) returns what
+    to hold of each vector layer read (``gis-sw batch --stream`` spills it to disk and
+    keeps no rows).
 
     Raises
     ------
@@ -118,7 +121,7 @@ def inspect_layers(
         try:
             if entry.none:
                 frame, report = declared_none(entry, working_crs=ruleset.working_crs)
-                inspection.vectors[kind] = frame
+                inspection.vectors[kind] = frame if keep is None else keep(kind, frame)
             elif entry.is_raster:
                 assert entry.path is not None  # the manifest refuses PostGIS rasters
                 raster, report = read_raster(
@@ -137,7 +140,7 @@ def inspect_layers(
                 frame, report = read_vector_entry(
                     entry, working_crs=ruleset.working_crs, strict=strict
                 )
-                inspection.vectors[kind] = frame
+                inspection.vectors[kind] = frame if keep is None else keep(kind, frame)
             inspection.reports[kind] = report
         except LayerError as exc:
             inspection.problems[kind] = list(exc.problems)
