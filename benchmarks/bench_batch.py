@@ -134,7 +134,13 @@ def batch_cmd(layers: Path, out: Path, workers: int, *extra: str) -> list[str]:
 
 
 def end_to_end(
-    work: Path, sizes: list[int], seed: int, workers: int, *, stream: bool = False
+    work: Path,
+    sizes: list[int],
+    seed: int,
+    workers: int,
+    *,
+    stream: bool = False,
+    quick_from: int = 0,
 ) -> None:
     """gis-sw batch on each size, against the bare floor on the same town."""
     how = "streamed (--stream)" if stream else "whole layers"
@@ -142,7 +148,10 @@ def end_to_end(
     print(f"{'parcels':>10} {'seconds':>8} {'parcels/s':>10} {'peak MB':>8} {'floor s':>8}  stages")
     for n in sizes:
         layers = make_town(work, n, seed)
-        extra = ("--stream",) if stream else ()
+        extra: tuple[str, ...] = ("--stream",) if stream else ()
+        quick = bool(quick_from) and n >= quick_from
+        if quick:
+            extra += ("--quick", "--no-gpkg")
         out = work / f"batch_{n}{'_stream' if stream else ''}"
         seconds, peak, text = run_measured(batch_cmd(layers, out, workers, *extra))
         bare, bare_stages = floor_seconds(work, n)
@@ -153,14 +162,15 @@ def end_to_end(
         )
         emit(
             table="end to end",
-            what="gis-sw batch" + (" --stream" if stream else ""),
+            what="gis-sw batch" + (" --stream" if stream else "") + (" --quick" if quick else ""),
             size=f"{n:,} parcels",
             seconds=seconds,
             peak_mb=peak,
             against="bare floor",
             against_seconds=bare,
             goal="5,000,000 parcels in 8 GB" if stream else "",
-            note=f"{stages}; floor: {bare_stages}",
+            note=f"{stages}; floor: {bare_stages}"
+            + ("; --quick --no-gpkg (no siting, no parcels.gpkg)" if quick else ""),
         )
 
 
@@ -534,6 +544,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--stream-sizes", type=int, nargs="*", default=[100_000, 1_000_000])
+    parser.add_argument(
+        "--stream-quick-from",
+        type=int,
+        default=0,
+        help="streamed sizes from this one up run --quick --no-gpkg (to measure memory)",
+    )
     parser.add_argument("--dask-size", type=int, default=100_000)
     parser.add_argument("--child", nargs=3, metavar=("PEER", "LAYERS", "RESULT"))
     args = parser.parse_args()
@@ -548,7 +564,14 @@ def main() -> None:
     if args.sizes:
         end_to_end(args.work, args.sizes, args.seed, args.workers)
     if args.stream_sizes:
-        end_to_end(args.work, args.stream_sizes, args.seed, args.workers, stream=True)
+        end_to_end(
+            args.work,
+            args.stream_sizes,
+            args.seed,
+            args.workers,
+            stream=True,
+            quick_from=args.stream_quick_from,
+        )
     if args.dask_size:
         dask_vs_local(args.work, args.dask_size, args.seed, args.workers)
 

@@ -69,7 +69,8 @@ class RunOptions:
     stream
         Read each chunk's inputs from layers spilled to disk in spatial row groups
         (:mod:`gis_sw.batch.stream`) instead of from whole layers in memory.  The Dask
-        engine always does (it sends workers paths and envelopes, not frames).
+        engine with a ``scheduler`` always does (it sends workers paths and envelopes,
+        not frames).
     spill_dir
         Where the spilled layers go (a temporary folder inside it, removed at the end);
         None: the system's temporary folder.  With a Dask scheduler on other machines it
@@ -163,7 +164,7 @@ def screen_layers(
     todo = todo_chunks(plan, done, progress)
     with ExitStack() as stack:
         source: ChunkSource | DiskChunkSource
-        if options.stream or options.engine == Engine.DASK:
+        if options.stream or (options.engine == Engine.DASK and options.scheduler):
             from gis_sw.batch.stream_run import spill_layerset
 
             folder = Path(
@@ -230,10 +231,7 @@ def run_source(
     """
     if options.engine == Engine.DASK:
         from gis_sw.batch.dask_engine import run_on_dask
-        from gis_sw.batch.stream import DiskChunkSource
 
-        if not isinstance(source, DiskChunkSource):
-            raise TypeError("the Dask engine screens chunks read from disk (DiskChunkSource)")
         run_on_dask(source, todo, ruleset, finish, options=options)
     else:
         _run_threads(source, todo, ruleset, finish, workers=options.workers, quick=options.quick)
