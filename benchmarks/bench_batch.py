@@ -81,7 +81,11 @@ def floor_seconds(work: Path, n: int) -> tuple[float, str]:
     town = make_town(work, n, 1).parent
     cmd = [sys.executable, str(ROOT / "benchmarks" / "bench_floor.py"), str(town)]
     cmd += ["--out", str(work / f"floor_{n}")]
-    seconds, _, text = run_measured(cmd)
+    try:
+        seconds, _, text = run_measured(cmd)
+    except RuntimeError as exc:
+        print(f"  bare floor failed: {str(exc)[-300:]}", flush=True)
+        return float("nan"), "failed"
     line = next(t for t in text.splitlines() if t.startswith("bench-row: "))
     stages = json.loads(line.split(": ", 1)[1])["stages"]
     return seconds, ", ".join(f"{k} {v:.1f} s" for k, v in stages.items())

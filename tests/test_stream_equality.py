@@ -33,15 +33,15 @@ def _write_town(folder: Path, n: int, seed: int) -> Path:
 def test_disk_chunks_hold_the_same_features_as_memory_chunks(
     ruleset: Ruleset, tmp_path: Path
 ) -> None:
-    layers = synthetic_town(700, seed=5)
-    prepared, plan = plan_for(layers, ruleset, chunk_size=60)
+    layers = synthetic_town(400, seed=5)
+    prepared, plan = plan_for(layers, ruleset, chunk_size=50)
     memory = ChunkSource(
         prepared.parcels,
         {k: layers.get(k) for k in ("zoning", "wetlands", "wells", "buildings")},
         plan,
     )
     disk = spill_layerset(layers, prepared, plan, tmp_path)
-    assert plan.n_chunks == 12
+    assert plan.n_chunks == 8
     seen = 0
     for i in range(plan.n_chunks):
         a, b = memory.chunk(i), disk.chunk(i)
@@ -52,7 +52,7 @@ def test_disk_chunks_hold_the_same_features_as_memory_chunks(
             assert np.array_equal(left.index, right.index), (i, kind)
             assert list(shapely.to_wkb(left.geometry)) == list(shapely.to_wkb(right.geometry))
             seen += len(right)
-    assert seen > 1000  # the halo features really came from several row groups
+    assert seen > 500  # the halo features really came from several row groups
 
 
 def test_streamed_rows_equal_whole_frame_rows(ruleset: Ruleset) -> None:

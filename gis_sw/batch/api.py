@@ -268,7 +268,7 @@ def _whole(
     resume: bool,
     hooks: Hooks,
 ) -> BatchRun:
-    """The run with the layers read whole (and the proposals' rules, if any)."""
+    """Return the run with the layers read whole (and the proposals' rules, if any)."""
     from gis_sw.batch.inputs import read_town
     from gis_sw.batch.run import run_chunks_to_store
     from gis_sw.batch.write import missing_layers_note, write_batch_outputs
@@ -344,7 +344,7 @@ def _streamed(
     resume: bool,
     hooks: Hooks,
 ) -> BatchRun:
-    """The run with the layers spilled to disk and everything done chunk by chunk."""
+    """Return the run with the layers spilled to disk and everything done chunk by chunk."""
     from tempfile import TemporaryDirectory
 
     from gis_sw.batch.stream_run import read_streamed, run_streamed_to_store

@@ -29,7 +29,7 @@ from gis_sw.batch.chunks import CONTEXT_KINDS, ChunkPlan, ChunkSource, halo_ft, 
 from gis_sw.batch.fingerprint import run_fingerprint
 from gis_sw.batch.parcels import RESULT_COLUMNS, coverage_context, screen_chunk
 from gis_sw.batch.prepare import PreparedParcels, prepare_parcels
-from gis_sw.batch.resume import PartStore
+from gis_sw.batch.resume import PartStore, Resumed
 from gis_sw.errors import LayerError, Problem
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.ruleset import Ruleset
@@ -44,6 +44,8 @@ DEFAULT_CHUNK_SIZE = 5000
 
 
 class Engine(StrEnum):
+    """Where chunks are screened: local threads or a Dask cluster."""
+
     LOCAL = "local"
     DASK = "dask"
 
@@ -266,6 +268,37 @@ def _run_threads(
                 finish(chunk_id, future.result())
 
 
+def start_store(
+    out_dir: Path,
+    fingerprint: Mapping[str, object],
+    plan: ChunkPlan,
+    *,
+    resume: bool,
+    overwrite: bool,
+    on_plan: Callable[[ChunkPlan], None] | None = None,
+) -> tuple[PartStore, Resumed]:
+    """Open the part store of ``out_dir`` for a run (what a resume keeps), then ``on_plan``.
+
+    Raises
+    ------
+    OutputError
+        When earlier parts are in the way, or a resume meets a different run or a manifest
+        it cannot read (see :meth:`PartStore.start`).
+    """
+    store = PartStore.in_output(out_dir)
+    found = store.start(dict(fingerprint), resume=resume, overwrite=overwrite, rows_of=plan.rows)
+    if on_plan:
+        on_plan(plan)
+    log.info(
+        "%d parcels in %d chunks of %d (%d already done)",
+        len(plan.order),
+        plan.n_chunks,
+        plan.chunk_size,
+        len(found.done),
+    )
+    return store, found
+
+
 def run_chunks_to_store(
     layers: LayerSet,
     ruleset: Ruleset,
@@ -302,16 +335,8 @@ def run_chunks_to_store(
         halo_ft=plan.halo_ft,
         chunks=plan.fingerprints,
     )
-    store = PartStore.in_output(out_dir)
-    found = store.start(fingerprint, resume=resume, overwrite=overwrite, rows_of=plan.rows)
-    if on_plan:
-        on_plan(plan)
-    log.info(
-        "%d parcels in %d chunks of %d (%d already done)",
-        len(plan.order),
-        plan.n_chunks,
-        plan.chunk_size,
-        len(found.done),
+    store, found = start_store(
+        out_dir, fingerprint, plan, resume=resume, overwrite=overwrite, on_plan=on_plan
     )
     return screen_layers(
         layers,
@@ -326,7 +351,7 @@ def run_chunks_to_store(
 
 
 def rows_equal(left: pd.DataFrame, right: pd.DataFrame) -> bool:
-    """True when two result tables hold the same figures (NaN equal to NaN)."""
+    """Return True when two result tables hold the same figures (NaN equal to NaN)."""
     if list(left.columns) != list(right.columns) or len(left) != len(right):
         return False
     for column in left.columns:

@@ -142,7 +142,7 @@ def spill_layer(
 
 
 def read_groups(layer: SpilledLayer, groups: npt.NDArray[np.int64]) -> gpd.GeoDataFrame:
-    """The features of some row groups (index: their row in the whole layer)."""
+    """Return the features of some row groups (index: their row in the whole layer)."""
     if layer.path is None or len(groups) == 0:
         return layer.template.copy()
     table = pq.ParquetFile(layer.path).read_row_groups([int(g) for g in groups])
@@ -207,11 +207,11 @@ class DiskChunkSource:
         return frozenset(self.layers) | frozenset(self.small)
 
     def parcel_group(self, chunk_id: int) -> gpd.GeoDataFrame:
-        """The prepared parcels of one chunk (index: their row), ascending row order."""
+        """Return the prepared parcels of one chunk (index: their row), ascending row order."""
         return read_groups(self.parcels, np.array([chunk_id], dtype=np.int64))
 
     def chunk(self, chunk_id: int) -> Chunk:
-        """The inputs of one chunk, read from disk (equal to the in-memory source's)."""
+        """Return the inputs of one chunk, read from disk (equal to the in-memory source's)."""
         rows = self.plan.rows(chunk_id)
         parcels = self.parcel_group(chunk_id)
         box = self.plan.bounds[chunk_id]
@@ -282,7 +282,7 @@ class Spiller:
     def source(
         self, context_kinds: tuple[str, ...], small: Mapping[str, gpd.GeoDataFrame]
     ) -> DiskChunkSource:
-        """The chunk source over what was spilled.
+        """Return the chunk source over what was spilled.
 
         Raises
         ------

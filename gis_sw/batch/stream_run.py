@@ -24,7 +24,7 @@ from gis_sw.batch.inputs import BATCH_KINDS
 from gis_sw.batch.parcels import coverage_context
 from gis_sw.batch.prepare import PreparedParcels
 from gis_sw.batch.resume import PartStore
-from gis_sw.batch.run import RunOptions, run_source, saving, todo_chunks
+from gis_sw.batch.run import RunOptions, run_source, saving, start_store, todo_chunks
 from gis_sw.batch.stream import DiskChunkSource, Spiller
 from gis_sw.errors import LayerError, Problem
 from gis_sw.layers.build import make_layerset
@@ -160,16 +160,8 @@ def run_streamed_to_store(
         layer_hashes=town.hashes,
         n_parcels=town.n_parcels,
     )
-    store = PartStore.in_output(out_dir)
-    found = store.start(fingerprint, resume=resume, overwrite=overwrite, rows_of=plan.rows)
-    if on_plan:
-        on_plan(plan)
-    log.info(
-        "%d parcels in %d chunks of %d (%d already done), streamed from disk",
-        len(plan.order),
-        plan.n_chunks,
-        plan.chunk_size,
-        len(found.done),
+    store, found = start_store(
+        out_dir, fingerprint, plan, resume=resume, overwrite=overwrite, on_plan=on_plan
     )
     todo = todo_chunks(plan, found.done, progress)
 

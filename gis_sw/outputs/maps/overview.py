@@ -96,7 +96,7 @@ def constraint_classes(
 
 
 def result_column(parcels: gpd.GeoDataFrame) -> str:
-    """The column holding the screening result.
+    """Return the column holding the screening result.
 
     Raises
     ------
@@ -432,14 +432,14 @@ def write_overview(
 
 
 def scale_bar_length_ft(width_ft: float) -> float:
-    """A round length (1, 2 or 5 x 10^n ft) of at most a quarter of ``width_ft``."""
+    """Return a round length (1, 2 or 5 x 10^n ft) of at most a quarter of ``width_ft``."""
     target_ft = max(width_ft / 4.0, 1.0)
     exponent = 10 ** math.floor(math.log10(target_ft))
     return float(max(m * exponent for m in (1, 2, 5) if m * exponent <= target_ft))
 
 
 def _scale_bar(ax: Axes) -> None:
-    """A scale bar in feet inside the map frame, lower left, on a white box."""
+    """Draw a scale bar in feet inside the map frame, lower left, on a white box."""
     x0, x1 = ax.get_xlim()
     y0, y1 = ax.get_ylim()
     length_ft = scale_bar_length_ft(x1 - x0)
