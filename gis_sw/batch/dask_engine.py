@@ -123,6 +123,8 @@ def run_on_dask(
     client, cluster = _client(options)
     token = f"{id(source):x}-{len(_IN_PROCESS)}"
     try:
+        task: Callable[..., pd.DataFrame]
+        shared: Any
         if cluster is not None:
             _IN_PROCESS[token] = source
             task, shared = screen_in_process_task, token

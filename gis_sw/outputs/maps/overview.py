@@ -21,6 +21,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import geopandas as gpd
 import matplotlib as mpl
@@ -125,7 +126,7 @@ FIGSIZE_IN = (11.0, 8.5)
 MAP_AXES = (0.04, 0.1, 0.7, 0.82)
 PARCEL_STYLE = LayerStyle("Parcel", "none", "#606060", 0.15)
 REVIEW_STYLE = LayerStyle("Review", "none", "#e66101", 0.0, "////")
-RC_PARAMS = {"pdf.fonttype": 42, "hatch.color": "#e66101", "hatch.linewidth": 0.6}
+RC_PARAMS: Any = {"pdf.fonttype": 42, "hatch.color": "#e66101", "hatch.linewidth": 0.6}
 
 
 def _results(parcels: pd.DataFrame, column: str) -> np.ndarray:
@@ -223,7 +224,7 @@ class OverviewCanvas:
         self,
         bounds: tuple[float, float, float, float],
         *,
-        crs: object,
+        crs: Any,
         by_class: bool,
         column: str = "result",
         dpi: int = 150,
@@ -304,7 +305,7 @@ def _page(
     *,
     tally: _Tally,
     bounds: tuple[float, float, float, float] | None,
-    crs: object,
+    crs: Any,
     ruleset: Ruleset,
     overwrite: bool,
     title: str | None,
