@@ -182,12 +182,14 @@ def dask_vs_local(work: Path, n: int, seed: int, workers: int) -> None:
     """The same batch on a Dask LocalCluster and on local threads: time ratio and equality."""
     layers = make_town(work, n, seed)
     print(f"\n== --engine dask (in-process LocalCluster) against local threads, {n:,} parcels ==")
-    times = {}
-    for engine in ("local", "dask"):
-        out = work / f"batch_{n}_{engine}"
-        cmd = batch_cmd(layers, out, workers, "--engine", engine, "--no-map", "--no-gpkg")
-        times[engine], _, text = run_measured(cmd)
-        print(f"{engine:>6}: {times[engine]:.1f} s ({stage_text(text)})", flush=True)
+    times: dict[str, float] = {}
+    for _ in range(2):  # alternated, best of two: the machine's load changes under a run
+        for engine in ("local", "dask"):
+            out = work / f"batch_{n}_{engine}"
+            cmd = batch_cmd(layers, out, workers, "--engine", engine, "--no-map", "--no-gpkg")
+            seconds, _, text = run_measured(cmd)
+            times[engine] = min(times.get(engine, seconds), seconds)
+            print(f"{engine:>6}: {seconds:.1f} s ({stage_text(text)})", flush=True)
     a = pd.read_parquet(work / f"batch_{n}_local" / "parcels.parquet")
     b = pd.read_parquet(work / f"batch_{n}_dask" / "parcels.parquet")
     same = "identical parcels.parquet" if a.equals(b) else "parcels.parquet DIFFER"
@@ -202,7 +204,7 @@ def dask_vs_local(work: Path, n: int, seed: int, workers: int) -> None:
         against_seconds=times["local"],
         goal="within 1.1x of local",
         met=ratio <= 1.1,
-        note=same,
+        note=f"{same}; best of 2 runs each, alternated",
     )
 
 

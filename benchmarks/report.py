@@ -57,6 +57,9 @@ SCRIPTS: dict[str, tuple[str, list[str], list[str]]] = {
 }
 """Benchmarks ``make bench`` runs, when their script exists in benchmarks/."""
 
+ROWS_FILE = ROOT / "out" / "bench" / "bench-rows.json"
+"""Where the last run's rows are kept (``--render`` writes the tables from them)."""
+
 COLUMNS = ("what", "size", "time", "peak MB", "against", "x", "goal", "note")
 
 
@@ -90,7 +93,7 @@ def _time(seconds: float | None) -> str:
 
 
 def cells(row: dict) -> list[str]:
-    """One row of the markdown table."""
+    """Return one row of the markdown table."""
     seconds, against = row.get("seconds"), row.get("against_seconds")
     ratio = f"{seconds / against:.2f}x" if seconds and against else "-"
     met = row.get("met")
@@ -110,7 +113,7 @@ def cells(row: dict) -> list[str]:
 
 
 def tables(rows: list[dict]) -> str:
-    """Every row as markdown, one table per ``bench``/``table``."""
+    """Return every row as markdown, one table per ``bench``/``table``."""
     out: list[str] = []
     seen: dict[tuple[str, str], list[dict]] = {}
     for row in rows:
@@ -128,7 +131,7 @@ def tables(rows: list[dict]) -> str:
 
 
 def machine() -> str:
-    """The machine line printed above the tables."""
+    """Return the machine line printed above the tables."""
     memory_gb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
     load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     when = dt.datetime.now(tz=dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -156,14 +159,26 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes (while developing)")
     parser.add_argument("--no-write", action="store_true", help="print only")
     parser.add_argument("--only", default=",".join(SCRIPTS))
+    parser.add_argument(
+        "--render",
+        type=Path,
+        help="write the tables from a saved rows file (no benchmark is run)",
+    )
     parser.add_argument("extra", nargs="*", help="arguments for bench_batch.py (after --)")
     args = parser.parse_args()
     rows: list[dict] = []
-    for name in args.only.split(","):
-        found, log = run_script(name, args.quick, args.extra)
-        print(log, flush=True)
-        rows += found
-    body = machine() + "\n\n" + tables(rows)
+    if args.render:
+        saved = json.loads(args.render.read_text(encoding="utf-8"))
+        rows, head = saved["rows"], saved["machine"]
+    else:
+        for name in args.only.split(","):
+            found, log = run_script(name, args.quick, args.extra)
+            print(log, flush=True)
+            rows += found
+        head = machine()
+        ROWS_FILE.parent.mkdir(parents=True, exist_ok=True)
+        ROWS_FILE.write_text(json.dumps({"machine": head, "rows": rows}, indent=1), "utf-8")
+    body = head + "\n\n" + tables(rows)
     print(body)
     if args.no_write:
         return
