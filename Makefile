@@ -26,7 +26,7 @@ test: $(STAMP) lint
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
-	$(BIN)/python benchmarks/bench_batch.py
+	nice -n 5 $(BIN)/python benchmarks/report.py $(BENCH_ARGS)
 
 clean:
 	rm -rf out .pytest_cache .mypy_cache .ruff_cache

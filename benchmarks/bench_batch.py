@@ -1,8 +1,12 @@
 """Time ``gis-sw batch`` on sample towns, and the same screening by its peers.
 
-    make bench
+    make bench        (benchmarks/report.py runs this and the other benchmarks)
     .venv/bin/python benchmarks/bench_batch.py [--sizes 10000 100000 1000000]
+        [--stream-sizes 100000 1000000] [--dask-size 100000]
         [--peer-size 100000] [--peers ours,naive,loop,duckdb,postgis] [--work DIR]
+
+Every result is also printed as one ``bench-row: {json}`` line, the common format that
+``benchmarks/report.py`` collects into docs/batch.md and the README.
 
 1. End to end: for each size, ``gis-sw sample --format parquet`` makes a town (kept in
    ``--work`` for the next run), then ``gis-sw batch`` reads, screens and writes it
@@ -36,29 +40,41 @@ import argparse
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
-COMPARED = ("zones", "low_zone_area_sqft", "wetland_sqft", "water_body_sqft", "floodplain_sqft")
-COUNTS = ("wells_near", "septic_fields_near")
-AREA_LAYERS = {
-    "wetland_sqft": "wetlands",
-    "water_body_sqft": "water_bodies",
-    "floodplain_sqft": "floodplain",
-}
-COUNT_LAYERS = {"wells_near": "wells", "septic_fields_near": "septic_fields"}
-NEAR_FT = 50.0
-MIN_ZONE_PART_SQFT = 1.0
-LOOP_SAMPLE = 2000
+
+
+def emit(**row: object) -> None:
+    """Print one result in the common row format :mod:`report` collects (``bench-row:``)."""
+    print("bench-row: " + json.dumps({"bench": "batch", **row}), flush=True)
+
+
+def stage_text(text: str) -> str:
+    """The stage times of gis-sw batch's summary line ("read 1.3 s, screen 10.5 s, ...")."""
+    line = next((t for t in text.splitlines() if t.startswith("screened")), "")
+    return line[line.find("; ") + 2 : line.rfind(")")] if "; " in line else ""
+
+
+def floor_seconds(work: Path, n: int) -> tuple[float, str]:
+    """Wall seconds of the bare floor (benchmarks/bench_floor.py) on a town, and its stages."""
+    town = make_town(work, n, 1).parent
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "bench_floor.py"), str(town)]
+    cmd += ["--out", str(work / f"floor_{n}")]
+    try:
+        seconds, _, text = run_measured(cmd)
+    except RuntimeError as exc:
+        print(f"  bare floor failed: {str(exc)[-300:]}", flush=True)
+        return float("nan"), "failed"
+    line = next(t for t in text.splitlines() if t.startswith("bench-row: "))
+    stages = json.loads(line.split(": ", 1)[1])["stages"]
+    return seconds, ", ".join(f"{k} {v:.1f} s" for k, v in stages.items())
 
 
 def run_measured(cmd: list[str]) -> tuple[float, float, str]:
@@ -101,364 +117,126 @@ def make_town(work: Path, n: int, seed: int) -> Path:
     return town / "layers.toml"
 
 
-def end_to_end(work: Path, sizes: list[int], seed: int, workers: int) -> None:
-    print(f"\n== gis-sw batch end to end (read, screen, write), {workers} workers ==")
-    print(f"{'parcels':>10} {'seconds':>8} {'parcels/s':>10} {'peak MB':>8}  stages")
+def batch_cmd(layers: Path, out: Path, workers: int, *extra: str) -> list[str]:
+    """The gis-sw batch command line of the benchmark."""
+    cmd = [str(BIN / "gis-sw"), "batch", "--layers", str(layers), "--out", str(out)]
+    return [*cmd, "--overwrite", "--workers", str(workers), *extra]
+
+
+def end_to_end(
+    work: Path,
+    sizes: list[int],
+    seed: int,
+    workers: int,
+    *,
+    stream: bool = False,
+    quick_from: int = 0,
+) -> None:
+    """gis-sw batch on each size, against the bare floor on the same town."""
+    how = "streamed (--stream)" if stream else "whole layers"
+    print(f"\n== gis-sw batch end to end (read, screen, write), {how}, {workers} workers ==")
+    print(f"{'parcels':>10} {'seconds':>8} {'parcels/s':>10} {'peak MB':>8} {'floor s':>8}  stages")
     for n in sizes:
         layers = make_town(work, n, seed)
-        out = work / f"batch_{n}"
-        cmd = [
-            str(BIN / "gis-sw"),
-            "batch",
-            "--layers",
-            str(layers),
-            "--out",
-            str(out),
-            "--overwrite",
-            "--workers",
-            str(workers),
-        ]
-        seconds, peak, text = run_measured(cmd)
-        stages = next((line for line in text.splitlines() if line.startswith("screened")), "")
-        stages = stages[stages.find("(") :]
-        print(f"{n:>10,} {seconds:>8.1f} {n / seconds:>10,.0f} {peak:>8,.0f}  {stages}", flush=True)
-
-
-# ----------------------------------------------------------------------------- peers
-
-
-def load(layers_path: str) -> object:
-    from gis_sw.layers.read import read_layers
-    from gis_sw.ruleset import load_ruleset
-
-    return read_layers(layers_path, ruleset=load_ruleset())
-
-
-def zone_figures(rows: pd.DataFrame, n: int) -> pd.DataFrame:
-    """From (row, zone, area) pieces: zones, low-threshold area, as the batch reports them."""
-    from gis_sw.ruleset import load_ruleset
-
-    low_zones = load_ruleset().zones.low_threshold_zones
-    rows = rows[rows["area"] >= MIN_ZONE_PART_SQFT].sort_values(["row", "zone"])
-    zones = rows.groupby("row")["zone"].agg(";".join).reindex(range(n))
-    low = rows[rows["zone"].isin(low_zones)].groupby("row")["area"].sum()
-    return pd.DataFrame({"zones": zones, "low_zone_area_sqft": low.reindex(range(n)).fillna(0.0)})
-
-
-def peer_ours(layers: object, n: int) -> tuple[pd.DataFrame, float]:
-    from gis_sw.batch.run import RunOptions, screen_layers
-    from gis_sw.ruleset import load_ruleset
-
-    ruleset = load_ruleset()
-    started = time.perf_counter()
-    options = RunOptions(workers=2, quick=True)
-    result = screen_layers(layers, ruleset, options=options)  # type: ignore[arg-type]
-    seconds = time.perf_counter() - started
-    return result.rows[["row", *COMPARED, *COUNTS]].set_index("row"), seconds
-
-
-def peer_naive(layers: object, n: int) -> tuple[pd.DataFrame, float]:
-    import geopandas as gpd
-
-    get = layers.get  # type: ignore[attr-defined]
-    parcels = get("parcels")[["geometry"]].assign(row=np.arange(n))
-    started = time.perf_counter()
-    pieces = gpd.overlay(parcels, get("zoning")[["zone", "geometry"]], how="intersection")
-    pieces["area"] = pieces.area
-    out = zone_figures(pieces.groupby(["row", "zone"], as_index=False)["area"].sum(), n)
-    for column, kind in AREA_LAYERS.items():
-        merged = get(kind)[["geometry"]].dissolve()
-        cut = gpd.overlay(parcels, merged, how="intersection")
-        out[column] = cut.assign(a=cut.area).groupby("row")["a"].sum().reindex(range(n))
-        out[column] = out[column].fillna(0.0)
-    grown = parcels.assign(geometry=parcels.buffer(NEAR_FT))
-    for column, kind in COUNT_LAYERS.items():
-        hits = gpd.sjoin(grown, get(kind)[["geometry"]], predicate="intersects")
-        out[column] = hits.groupby("row").size().reindex(range(n)).fillna(0).astype(int)
-    return out.round(2), time.perf_counter() - started
-
-
-def peer_loop(layers: object, n: int) -> tuple[pd.DataFrame, float]:
-    """Per-parcel loop (sampled): the script many people write first."""
-    get = layers.get  # type: ignore[attr-defined]
-    parcels = get("parcels").geometry.iloc[:LOOP_SAMPLE]
-    zoning, tree = get("zoning"), get("zoning").sindex
-    others = {kind: get(kind) for kind in [*AREA_LAYERS.values(), *COUNT_LAYERS.values()]}
-    started = time.perf_counter()
-    records = []
-    for geom in parcels:
-        record: dict[str, object] = {}
-        parts = []
-        for i in tree.query(geom, predicate="intersects"):
-            parts.append((zoning["zone"].iloc[i], geom.intersection(zoning.geometry.iloc[i]).area))
-        record["zones"] = parts
-        for column, kind in AREA_LAYERS.items():
-            layer = others[kind]
-            hits = layer.sindex.query(geom, predicate="intersects")
-            inter = [geom.intersection(layer.geometry.iloc[i]) for i in hits]
-            record[column] = round(__import__("shapely").union_all(inter).area, 2) if inter else 0.0
-        for column, kind in COUNT_LAYERS.items():
-            layer = others[kind]
-            record[column] = int((layer.distance(geom) <= NEAR_FT).sum())
-        records.append(record)
-    seconds = time.perf_counter() - started
-    zone_rows = pd.DataFrame(
-        [(r, z, a) for r, rec in enumerate(records) for z, a in rec["zones"]],  # type: ignore[attr-defined]
-        columns=["row", "zone", "area"],
-    )
-    zone_rows = zone_rows.groupby(["row", "zone"], as_index=False)["area"].sum()
-    out = zone_figures(zone_rows, len(records)).round(2)
-    for column in [*AREA_LAYERS, *COUNT_LAYERS]:
-        out[column] = [rec[column] for rec in records]
-    return out, seconds
-
-
-SQL = {
-    "zones": """SELECT p.row, z.zone, SUM(ST_Area(ST_Intersection(p.geom, z.geom))) AS area
-                FROM parcels p JOIN zoning z ON ST_Intersects(p.geom, z.geom)
-                GROUP BY p.row, z.zone""",
-    "area": """SELECT p.row, ST_Area({union}(ST_Intersection(p.geom, w.geom))) AS area
-               FROM parcels p JOIN {table} w ON ST_Intersects(p.geom, w.geom) GROUP BY p.row""",
-    "count": """SELECT p.row, COUNT(*) AS n FROM parcels p JOIN {table} w
-                ON ST_DWithin(p.geom, w.geom, {near}) GROUP BY p.row""",
-}
-
-
-def run_sql(query: object, n: int, union: str) -> pd.DataFrame:
-    """The common screening through ``query(sql) -> DataFrame``."""
-    zones = query(SQL["zones"])  # type: ignore[operator]
-    out = zone_figures(zones.astype({"row": int, "area": float}), n)
-    for column, kind in AREA_LAYERS.items():
-        got = query(SQL["area"].format(union=union, table=kind))  # type: ignore[operator]
-        out[column] = got.set_index("row")["area"].astype(float).reindex(range(n)).fillna(0.0)
-    for column, kind in COUNT_LAYERS.items():
-        got = query(SQL["count"].format(table=kind, near=NEAR_FT))  # type: ignore[operator]
-        out[column] = got.set_index("row")["n"].reindex(range(n)).fillna(0).astype(int)
-    return out.round(2)
-
-
-def _tables(layers: object) -> dict[str, pd.DataFrame]:
-    import shapely
-
-    tables = {}
-    for kind in ["parcels", "zoning", *AREA_LAYERS.values(), *COUNT_LAYERS.values()]:
-        frame = layers.get(kind)  # type: ignore[attr-defined]
-        table = pd.DataFrame(
-            {"row": np.arange(len(frame)), "wkb": shapely.to_wkb(frame.geometry.to_numpy())}
-        )
-        if kind == "zoning":
-            table["zone"] = frame["zone"].astype(str).to_numpy()
-        tables[kind] = table
-    return tables
-
-
-def peer_duckdb(layers: object, n: int) -> tuple[pd.DataFrame, float]:
-    import duckdb
-    import duckdb_extension_spatial
-
-    ext = (
-        Path(duckdb_extension_spatial.__file__).parent
-        / "extensions"
-        / f"v{duckdb.__version__}"
-        / "spatial.duckdb_extension"
-    )
-    con = duckdb.connect()
-    con.execute(f"LOAD '{ext}'")
-    con.execute("SET threads TO 2")
-    for kind, table in _tables(layers).items():
-        con.register("src", table)
-        extra = ", zone" if kind == "zoning" else ""
-        con.execute(
-            f"CREATE TABLE {kind} AS SELECT row{extra}, ST_GeomFromWKB(wkb) AS geom FROM src"
-        )
-        con.unregister("src")
-    started = time.perf_counter()
-    out = run_sql(lambda sql: con.execute(sql).df(), n, "ST_Union_Agg")
-    return out, time.perf_counter() - started
-
-
-def peer_postgis(layers: object, n: int) -> tuple[pd.DataFrame, float]:
-    import psycopg
-
-    pg = Path("/usr/lib/postgresql/15/bin")
-    folder = Path(tempfile.mkdtemp(prefix="gis-sw-bench-pg-"))
-    as_postgres = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-    if as_postgres:
-        shutil.chown(folder, "postgres", "postgres")
-    with socket.socket() as probe:  # a free port on 127.0.0.1
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    data = folder / "data"
-    subprocess.run(
-        [
-            *as_postgres,
-            str(pg / "initdb"),
-            "-D",
-            str(data),
-            "-A",
-            "trust",
-            "-U",
-            "postgres",
-            "--no-sync",
-        ],
-        check=True,
-        capture_output=True,
-    )
-    options = (
-        f"-c listen_addresses=127.0.0.1 -p {port} -c unix_socket_directories={folder} "
-        "-c fsync=off -c shared_buffers=1GB -c work_mem=256MB"
-    )
-    subprocess.run(
-        [
-            *as_postgres,
-            str(pg / "pg_ctl"),
-            "-D",
-            str(data),
-            "-o",
-            options,
-            "-w",
-            "-l",
-            str(folder / "log"),
-            "start",
-        ],
-        check=True,
-        capture_output=True,
-    )
-    try:
-        with psycopg.connect(
-            f"host=127.0.0.1 port={port} user=postgres dbname=postgres", autocommit=True
-        ) as con:
-            con.execute("CREATE EXTENSION postgis")
-            for kind, table in _tables(layers).items():
-                extra = ", zone text" if kind == "zoning" else ""
-                con.execute(f"CREATE TABLE {kind} (row integer{extra}, geom geometry)")
-                columns = "row, zone, geom" if kind == "zoning" else "row, geom"
-                with con.cursor().copy(f"COPY {kind} ({columns}) FROM STDIN") as copy:
-                    for record in table.itertuples(index=False):
-                        values = [record.row, *([record.zone] if kind == "zoning" else [])]
-                        copy.write_row([*values, record.wkb.hex()])
-                con.execute(f"CREATE INDEX ON {kind} USING gist (geom)")
-                con.execute(f"ANALYZE {kind}")
-
-            def query(sql: str) -> pd.DataFrame:
-                cur = con.execute(sql)
-                return pd.DataFrame(cur.fetchall(), columns=[d.name for d in cur.description])
-
-            started = time.perf_counter()
-            out = run_sql(query, n, "ST_Union")
-            seconds = time.perf_counter() - started
-    finally:
-        subprocess.run(
-            [*as_postgres, str(pg / "pg_ctl"), "-D", str(data), "-m", "fast", "stop"],
-            check=False,
-            capture_output=True,
-        )
-        shutil.rmtree(folder, ignore_errors=True)
-    return out, seconds
-
-
-PEERS = {
-    "ours": peer_ours,
-    "naive": peer_naive,
-    "loop": peer_loop,
-    "duckdb": peer_duckdb,
-    "postgis": peer_postgis,
-}
-
-
-def child(name: str, layers_path: str, result_path: str) -> None:
-    """Run one peer (in its own process) and save its figures and time."""
-    import resource
-
-    layers = load(layers_path)
-    n = len(layers.get("parcels"))  # type: ignore[attr-defined]
-    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    figures, seconds = PEERS[name](layers, n)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    figures.reset_index(names="row").to_parquet(result_path)
-    print(
-        json.dumps(
-            {"seconds": seconds, "parcels": len(figures), "peak_mb": peak, "loaded_mb": base}
-        )
-    )
-
-
-def compare(ours: pd.DataFrame, other: pd.DataFrame) -> str:
-    ours = ours.loc[other.index]
-    bad = []
-    for column in COMPARED:
-        if column == "zones":
-            diff = (ours[column].fillna("") != other[column].fillna("")).sum()
-        else:
-            gap = (ours[column].astype(float) - other[column].astype(float)).abs()
-            diff = (gap > 0.011).sum()
-        if diff:
-            bad.append(f"{column}: {diff}")
-    for column in COUNTS:
-        diff = (ours[column].astype(int) != other[column].astype(int)).sum()
-        if diff:
-            bad.append(f"{column}: {diff}")
-    return "identical" if not bad else "DIFFER " + ", ".join(bad)
-
-
-def peers(work: Path, n: int, seed: int, names: list[str]) -> None:
-    layers = make_town(work, n, seed)
-    print(f"\n== the same screening by its peers, {n:,} parcels (screening only) ==")
-    results: dict[str, dict[str, float]] = {}
-    figures: dict[str, pd.DataFrame] = {}
-    for name in names:
-        path = work / f"peer_{name}_{n}.parquet"
-        cmd = [sys.executable, __file__, "--child", name, str(layers), str(path)]
-        try:
-            _, _, text = run_measured(cmd)
-        except RuntimeError as exc:
-            lines = [t for t in str(exc).splitlines() if not t.startswith("maxrss_kb=")]
-            print(f"  {name}: failed: " + "\n    ".join(lines[-6:]), flush=True)
-            continue
-        line = [t for t in text.splitlines() if t.startswith("{")][-1]
-        results[name] = json.loads(line)
-        figures[name] = pd.read_parquet(path).set_index("row")
-    print(
-        f"{'peer':>8} {'parcels':>8} {'seconds':>8} {'parcels/s':>10} {'peak MB':>8} "
-        f"{'ours x':>7}  figures vs ours"
-    )
-    ours_rate = results["ours"]["parcels"] / results["ours"]["seconds"] if "ours" in results else 0
-    for name, info in results.items():
-        rate = info["parcels"] / info["seconds"]
-        same = compare(figures["ours"], figures[name]) if "ours" in figures else "-"
-        ratio = ours_rate / rate if rate else float("nan")
+        extra: tuple[str, ...] = ("--stream",) if stream else ()
+        quick = bool(quick_from) and n >= quick_from
+        if quick:
+            extra += ("--quick", "--no-gpkg")
+        out = work / f"batch_{n}{'_stream' if stream else ''}"
+        seconds, peak, text = run_measured(batch_cmd(layers, out, workers, *extra))
+        bare, bare_stages = floor_seconds(work, n)
+        stages = stage_text(text)
         print(
-            f"{name:>8} {int(info['parcels']):>8,} {info['seconds']:>8.2f} {rate:>10,.0f} "
-            f"{info['peak_mb']:>8,.0f} {ratio:>7.1f}  {same}",
+            f"{n:>10,} {seconds:>8.1f} {n / seconds:>10,.0f} {peak:>8,.0f} {bare:>8.1f}  {stages}",
             flush=True,
         )
-    sql = [
-        results[k]["parcels"] / results[k]["seconds"] for k in ("duckdb", "postgis") if k in results
-    ]
-    if sql and ours_rate:
-        print(f"ours / best of DuckDB and PostGIS: {ours_rate / max(sql):.2f}x")
+        emit(
+            table="end to end",
+            what="gis-sw batch" + (" --stream" if stream else "") + (" --quick" if quick else ""),
+            size=f"{n:,} parcels",
+            seconds=seconds,
+            peak_mb=peak,
+            against="bare floor",
+            against_seconds=bare,
+            goal="5,000,000 parcels in 8 GB" if stream else "",
+            note=f"{stages}; floor: {bare_stages}"
+            + ("; --quick --no-gpkg (no siting, no parcels.gpkg)" if quick else ""),
+        )
+
+
+def dask_vs_local(work: Path, n: int, seed: int, workers: int) -> None:
+    """The same batch on a Dask LocalCluster and on local threads: time ratio and equality."""
+    layers = make_town(work, n, seed)
+    print(f"\n== --engine dask (in-process LocalCluster) against local threads, {n:,} parcels ==")
+    times: dict[str, float] = {}
+    for _ in range(2):  # alternated, best of two: the machine's load changes under a run
+        for engine in ("local", "dask"):
+            out = work / f"batch_{n}_{engine}"
+            cmd = batch_cmd(layers, out, workers, "--engine", engine, "--no-map", "--no-gpkg")
+            seconds, _, text = run_measured(cmd)
+            times[engine] = min(times.get(engine, seconds), seconds)
+            print(f"{engine:>6}: {seconds:.1f} s ({stage_text(text)})", flush=True)
+    a = pd.read_parquet(work / f"batch_{n}_local" / "parcels.parquet")
+    b = pd.read_parquet(work / f"batch_{n}_dask" / "parcels.parquet")
+    same = "identical parcels.parquet" if a.equals(b) else "parcels.parquet DIFFER"
+    ratio = times["dask"] / times["local"]
+    print(f"dask / local: {ratio:.2f}x; {same}", flush=True)
+    emit(
+        table="dask",
+        what="gis-sw batch --engine dask",
+        size=f"{n:,} parcels",
+        seconds=times["dask"],
+        against="local threads",
+        against_seconds=times["local"],
+        goal="within 1.1x of local",
+        met=ratio <= 1.1,
+        note=f"{same}; best of 2 runs each, alternated",
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="*", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--peer-size", type=int, default=100_000)
-    parser.add_argument("--peers", default=",".join(PEERS))
+    parser.add_argument("--peers", default="ours,naive,loop,duckdb,postgis")
     parser.add_argument("--work", type=Path, default=ROOT / "out" / "bench")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--stream-sizes", type=int, nargs="*", default=[100_000, 1_000_000])
+    parser.add_argument(
+        "--stream-quick-from",
+        type=int,
+        default=0,
+        help="streamed sizes from this one up run --quick --no-gpkg (to measure memory)",
+    )
+    parser.add_argument("--dask-size", type=int, default=100_000)
     parser.add_argument("--child", nargs=3, metavar=("PEER", "LAYERS", "RESULT"))
     args = parser.parse_args()
     if args.child:
+        from bench_peers import child
+
         child(*args.child)
         return
     args.work.mkdir(parents=True, exist_ok=True)
     memory_gb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
     print(f"machine: {os.cpu_count()} CPUs, {memory_gb:.1f} GB; python {sys.version.split()[0]}")
     if args.peer_size:
+        from bench_peers import peers
+
         peers(args.work, args.peer_size, args.seed, args.peers.split(","))
     if args.sizes:
         end_to_end(args.work, args.sizes, args.seed, args.workers)
+    if args.stream_sizes:
+        end_to_end(
+            args.work,
+            args.stream_sizes,
+            args.seed,
+            args.workers,
+            stream=True,
+            quick_from=args.stream_quick_from,
+        )
+    if args.dask_size:
+        dask_vs_local(args.work, args.dask_size, args.seed, args.workers)
 
 
 if __name__ == "__main__":

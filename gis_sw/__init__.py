@@ -18,12 +18,14 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["Screening", "Town", "__version__", "read_proposals", "read_town"]
+__all__ = ["Screening", "Town", "__version__", "read_proposals", "read_town", "screen_town"]
 
 _API = frozenset({"Screening", "Town", "read_proposals", "read_town"})
+_LAZY = {"screen_town": "gis_sw.batch.api"}
 
 if TYPE_CHECKING:
     from gis_sw.api import Screening, Town, read_proposals, read_town
+    from gis_sw.batch.api import screen_town
 
 
 def __getattr__(name: str) -> Any:
@@ -31,6 +33,10 @@ def __getattr__(name: str) -> Any:
         from gis_sw import api
 
         return getattr(api, name)
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'gis_sw' has no attribute {name!r}")
 
 

@@ -133,6 +133,7 @@ def test_public_names_load_lazily():
         "__version__",
         "read_proposals",
         "read_town",
+        "screen_town",
     }
     assert gis_sw.Town is Town
     assert gis_sw.read_town is read_town

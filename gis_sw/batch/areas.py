@@ -61,7 +61,7 @@ def count_within(
     *,
     distance_ft: float,
 ) -> IntArray:
-    """Number of features on each parcel or within ``distance_ft`` of it (exact distance)."""
+    """Return how many features are on each parcel or within ``distance_ft`` (exact distance)."""
     counts = np.zeros(len(parcels), dtype=np.int64)
     parcel_pos, _ = candidate_pairs(parcels, features, keys, distance=distance_ft)
     if len(parcel_pos):

@@ -49,8 +49,10 @@ POLYGON_KINDS = frozenset(CONTEXT_KINDS) - {"wells"}
 def subdivide(
     frame: gpd.GeoDataFrame, *, max_vertices: int = SUBDIVIDE_MAX_VERTICES
 ) -> gpd.GeoDataFrame:
-    """Cut big polygons into pieces of at most ``max_vertices`` vertices (like PostGIS
-    ``ST_Subdivide``), keeping each piece's attributes; the result has a new RangeIndex.
+    """Cut big polygons into pieces of at most ``max_vertices`` vertices.
+
+    Like PostGIS ``ST_Subdivide``, keeping each piece's attributes; the result has a new
+    RangeIndex.
 
     A town's floodplain or stream polygon can have tens of thousands of vertices, and every
     parcel that meets it would pay for all of them in each ``intersection``: that makes a
@@ -98,7 +100,7 @@ def subdivide(
 
 
 def halo_ft(ruleset: Ruleset) -> float:
-    """The halo a chunk needs: the widest distance any parcel figure depends on."""
+    """Return the halo a chunk needs: the widest distance any parcel figure depends on."""
     return float(
         max(ruleset.devices.largest_setback_ft, ruleset.resources.wetland_adjacent_area_ft)
     )
@@ -131,6 +133,7 @@ class ChunkPlan:
 
     @property
     def n_chunks(self) -> int:
+        """Return the number of chunks."""
         return len(self.fingerprints)
 
     def rows(self, chunk_id: int) -> npt.NDArray[np.int64]:
@@ -222,7 +225,7 @@ class Chunk:
 
 
 def _own_geometries(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
-    """The frame with new geometry objects (equal coordinates), safe to prepare."""
+    """Return the frame with new geometry objects (equal coordinates), safe to prepare."""
     geoms = np.asarray(frame.geometry.to_numpy(), dtype=object)
     copies = shapely.from_wkb(shapely.to_wkb(geoms))
     return frame.set_geometry(gpd.GeoSeries(copies, index=frame.index, crs=frame.crs))
@@ -252,10 +255,11 @@ class ChunkSource:
 
     @property
     def present(self) -> frozenset[str]:
+        """Return the context kinds the town provided."""
         return frozenset(self._layers)
 
     def chunk(self, chunk_id: int) -> Chunk:
-        """The inputs of one chunk, with geometries of its own.
+        """Return the inputs of one chunk, with geometries of its own.
 
         Halo features belong to several chunks, which threads screen at the same time;
         GEOS prepares geometries (and builds their lazy indexes) in place, which is not
@@ -281,5 +285,6 @@ class ChunkSource:
         )
 
     def __iter__(self) -> Iterator[Chunk]:
+        """Yield every chunk in plan order."""
         for i in range(self.plan.n_chunks):
             yield self.chunk(i)

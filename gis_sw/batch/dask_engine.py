@@ -2,10 +2,15 @@
 
 ``--engine dask`` without ``--scheduler`` starts an in-process ``LocalCluster``
 (``processes=False``: on one machine, threads beat process workers, see DESIGN.md); with
-``--scheduler tcp://host:8786`` the chunks go to a running cluster.  Chunk inputs are built
-here and shipped to the workers; each worker screens its chunk with
-:func:`gis_sw.batch.parcels.screen_chunk` and sends the rows back, and the part files are
-written here, so ``--resume`` works the same with either engine.
+``--scheduler tcp://host:8786`` the chunks go to a running cluster.  In process, workers
+build their chunks from the layers in this process's memory (nothing is serialised).  To
+a running cluster, what travels is small: the
+:class:`~gis_sw.batch.stream.DiskChunkSource` (paths of the spilled layers and the envelopes
+of their row groups, a few kilobytes, scattered once), and per task a chunk id.  Each
+worker reads its chunk's parcels and halo from disk, screens them with
+:func:`gis_sw.batch.parcels.screen_chunk` and sends the rows back; the part files are
+written here, so ``--resume`` works the same with either engine.  On a real cluster the
+spill folder (inside ``--out``) must be on a file system every worker reads.
 
 The ruleset travels as its parsed TOML table and is rebuilt on the worker (a
 :class:`~gis_sw.ruleset.Ruleset` holds read-only mappings that do not pickle).
@@ -20,8 +25,9 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from gis_sw.batch.chunks import Chunk, ChunkSource
+from gis_sw.batch.chunks import ChunkSource
 from gis_sw.batch.parcels import screen_chunk
+from gis_sw.batch.stream import DiskChunkSource
 from gis_sw.ruleset import Ruleset, parse_ruleset
 
 if TYPE_CHECKING:
@@ -39,7 +45,7 @@ def _plain(value: Any) -> Any:
 
 
 def ruleset_payload(ruleset: Ruleset) -> tuple[str, str]:
-    """The ruleset as (TOML-like JSON text, source), cheap to ship and hashable."""
+    """Return the ruleset as (TOML-like JSON text, source), cheap to ship and hashable."""
     import json
 
     return json.dumps(_plain(ruleset.raw), sort_keys=True), ruleset.source
@@ -53,13 +59,43 @@ def _ruleset_from(payload: tuple[str, str]) -> Ruleset:
     return parse_ruleset(json.loads(text), source=source)
 
 
-def screen_chunk_task(chunk: Chunk, payload: tuple[str, str], quick: bool) -> pd.DataFrame:
-    """What a Dask worker runs for one chunk."""
-    return screen_chunk(chunk, _ruleset_from(payload), quick=quick)
+def screen_chunk_task(
+    source: DiskChunkSource, chunk_id: int, payload: tuple[str, str], quick: bool
+) -> pd.DataFrame:
+    """Read one chunk from disk and screen it (what a Dask worker runs)."""
+    return screen_chunk(source.chunk(chunk_id), _ruleset_from(payload), quick=quick)
+
+
+_IN_PROCESS: dict[str, ChunkSource | DiskChunkSource] = {}
+"""Sources of the runs on an in-process cluster, by token: its workers share this memory."""
+
+
+def screen_in_process_task(
+    token: str, chunk_id: int, payload: tuple[str, str], quick: bool
+) -> pd.DataFrame:
+    """Build one chunk from a source of this process and screen it (in-process workers)."""
+    return screen_chunk(_IN_PROCESS[token].chunk(chunk_id), _ruleset_from(payload), quick=quick)
+
+
+def _client(options: RunOptions) -> tuple[Any, Any]:
+    from dask.distributed import Client, LocalCluster
+
+    # importing distributed sets its logger to INFO: keep its start-up chatter off stderr
+    logging.getLogger("distributed").setLevel(logging.WARNING)
+    if options.scheduler:
+        return Client(options.scheduler), None
+    cluster = LocalCluster(
+        n_workers=1,
+        threads_per_worker=max(1, options.workers),
+        processes=False,
+        dashboard_address=None,
+        silence_logs=logging.WARNING,
+    )
+    return Client(cluster), cluster
 
 
 def run_on_dask(
-    source: ChunkSource,
+    source: ChunkSource | DiskChunkSource,
     todo: list[int],
     ruleset: Ruleset,
     finish: Callable[[int, pd.DataFrame], None],
@@ -69,36 +105,38 @@ def run_on_dask(
     """Screen the chunks ``todo`` on Dask, calling ``finish`` as each completes.
 
     At most ``4 * workers`` chunks are submitted ahead, so the client's memory stays
-    bounded by the chunk size.
+    bounded by the chunk size.  On the in-process cluster (no ``scheduler``) the workers
+    share this process's memory: a task is a token and a chunk id, and nothing is
+    serialised.  A running scheduler gets the :class:`DiskChunkSource` once (scattered)
+    and its workers read their chunks from disk.
+
+    Raises
+    ------
+    TypeError
+        If a scheduler is given with a source that is not on disk.
     """
-    from dask.distributed import Client, LocalCluster, as_completed
+    from dask.distributed import as_completed
 
-    # importing distributed sets its logger to INFO: keep its start-up chatter off stderr
-    logging.getLogger("distributed").setLevel(logging.WARNING)
-
+    if options.scheduler and not isinstance(source, DiskChunkSource):
+        raise TypeError("a Dask scheduler needs chunks on disk (DiskChunkSource)")
     payload = ruleset_payload(ruleset)
-    cluster = None
-    if options.scheduler:
-        client = Client(options.scheduler)
-    else:
-        cluster = LocalCluster(
-            n_workers=1,
-            threads_per_worker=max(1, options.workers),
-            processes=False,
-            dashboard_address=None,
-            silence_logs=logging.WARNING,
-        )
-        client = Client(cluster)
+    client, cluster = _client(options)
+    token = f"{id(source):x}-{len(_IN_PROCESS)}"
     try:
+        task: Callable[..., pd.DataFrame]
+        shared: Any
+        if cluster is not None:
+            _IN_PROCESS[token] = source
+            task, shared = screen_in_process_task, token
+        else:
+            task, shared = screen_chunk_task, client.scatter(source, broadcast=True)
         window = 4 * max(1, options.workers)
         queue = list(reversed(todo))
         futures: dict[Any, int] = {}
 
         def submit() -> Any:
             chunk_id = queue.pop()
-            future = client.submit(
-                screen_chunk_task, source.chunk(chunk_id), payload, options.quick, pure=False
-            )
+            future = client.submit(task, shared, chunk_id, payload, options.quick, pure=False)
             futures[future] = chunk_id
             return future
 
@@ -110,6 +148,7 @@ def run_on_dask(
             if queue:
                 running.add(submit())
     finally:
+        _IN_PROCESS.pop(token, None)
         client.close()
         if cluster is not None:
             cluster.close()

@@ -57,7 +57,7 @@ def sha256_file(path: Path) -> str:
 
 
 def layer_hash(frame: gpd.GeoDataFrame) -> str:
-    """A hash of a layer as read: column names, dtypes, every value and every geometry."""
+    """Return a hash of a layer as read: column names, dtypes, every value and every geometry."""
     digest = hashlib.sha256()
     geometry = frame.geometry.name
     attributes = pd.DataFrame(frame.drop(columns=geometry))
@@ -151,8 +151,18 @@ def run_fingerprint(
     quick: bool,
     halo_ft: float,
     chunks: tuple[str, ...],
+    layer_hashes: Mapping[str, str] | None = None,
+    n_parcels: int | None = None,
 ) -> dict[str, Any]:
-    """What identifies a batch run (see the module docstring)."""
+    """Return what identifies a batch run (see the module docstring).
+
+    ``layer_hashes`` and ``n_parcels`` stand for the layers' hashes and the parcel count
+    when the layers were hashed as read and are no longer in memory (a streamed run).
+    """
+    if layer_hashes is None:
+        layer_hashes = {kind: layer_hash(frame) for kind, frame in layers.vectors.items()}
+    if n_parcels is None:
+        n_parcels = len(layers.vectors["parcels"]) if "parcels" in layers.vectors else 0
     return {
         "gis_sw": gis_sw.__version__,
         "ruleset": {
@@ -162,10 +172,10 @@ def run_fingerprint(
             "sha256": ruleset_text_hash(ruleset),
         },
         "options": {"chunk_size": chunk_size, "quick": quick, "halo_ft": halo_ft},
-        "layers": {kind: layer_hash(frame) for kind, frame in sorted(layers.vectors.items())},
+        "layers": dict(sorted(layer_hashes.items())),
         "files": {what: _file_record(Path(path)) for what, path in sorted(files.items())},
         "proposals": sha256_file(proposals) if proposals is not None else None,
-        "parcels": len(layers.vectors["parcels"]) if "parcels" in layers.vectors else 0,
+        "parcels": n_parcels,
         "chunks": list(chunks),
     }
 
@@ -174,7 +184,7 @@ _OPTION_WORDS = {"chunk_size": "--chunk-size", "quick": "--quick", "halo_ft": "t
 
 
 def describe_change(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
-    """The first difference between two fingerprints, as ``"X changed ..."``; None if same."""
+    """Return the first difference of two fingerprints (``"X changed ..."``), None if none."""
     if old.get("gis_sw") != new.get("gis_sw"):
         return f"gis-sw changed ({old.get('gis_sw')} then, {new.get('gis_sw')} now)"
     rules_old, rules_new = old.get("ruleset") or {}, new.get("ruleset") or {}
@@ -185,6 +195,18 @@ def describe_change(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | Non
         if options_old.get(key) != options_new.get(key):
             word = _OPTION_WORDS.get(key, key)
             return f"{word} changed ({options_old.get(key)} then, {options_new.get(key)} now)"
+    what = _layer_change(old, new) or _file_change(old, new)
+    if what is not None:
+        return what
+    if old.get("proposals") != new.get("proposals"):
+        return "the proposals file"
+    if old.get("parcels") != new.get("parcels") or old.get("chunks") != new.get("chunks"):
+        return "the parcels (or their chunk plan)"
+    return None
+
+
+def _layer_change(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
+    """Return the first layer kind whose hash changed, added or gone (None if none)."""
     layers_old, layers_new = old.get("layers") or {}, new.get("layers") or {}
     for kind in sorted(set(layers_old) | set(layers_new)):
         if kind not in layers_new:
@@ -193,6 +215,11 @@ def describe_change(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | Non
             return f"the {kind} layer was added"
         if layers_old[kind] != layers_new[kind]:
             return kind
+    return None
+
+
+def _file_change(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
+    """Return the first input file that changed (None if none did)."""
     files_old, files_new = old.get("files") or {}, new.get("files") or {}
     if set(files_old) != set(files_new):
         gone = sorted(set(files_old) - set(files_new))
@@ -207,14 +234,10 @@ def describe_change(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | Non
         touched = a.get("mtime_ns") != b.get("mtime_ns")
         if touched and "sha256" not in b and not _layers_only(what):
             return what  # a raster or other file: size and time are all there is
-    if old.get("proposals") != new.get("proposals"):
-        return "the proposals file"
-    if old.get("parcels") != new.get("parcels") or old.get("chunks") != new.get("chunks"):
-        return "the parcels (or their chunk plan)"
     return None
 
 
 def _layers_only(what: str) -> bool:
-    """A file description naming only vector layers (hashed as read, so touching is fine)."""
+    """Return True for a file description naming only vector layers (hashed as read)."""
     head = what.rsplit(" (", 1)[0]
     return head.startswith("the ") and head.endswith(("layer", "layers")) and "manifest" not in head

@@ -21,7 +21,7 @@ BATCH_KINDS: tuple[str, ...] = ("parcels", *CONTEXT_KINDS)
 
 
 def read_town(source: str | Path, *, ruleset: Ruleset, everything: bool) -> LayerSet:
-    """The town layers for a batch run: all of them, or only :data:`BATCH_KINDS`.
+    """Return the town layers for a batch run: all of them, or only :data:`BATCH_KINDS`.
 
     Raises
     ------

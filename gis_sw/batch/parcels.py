@@ -52,6 +52,7 @@ The three ``[batch]`` numbers are screening choices, not law; a ruleset may set 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import geopandas as gpd
@@ -120,6 +121,7 @@ class BatchParams:
 
     @classmethod
     def from_ruleset(cls, ruleset: Ruleset) -> BatchParams:
+        """Return the parameters of a ruleset's ``[batch]`` table (defaults elsewhere)."""
         table = ruleset.section("batch")
         defaults = cls()
         return cls(
@@ -153,8 +155,10 @@ def _series(geoms: GeomArray) -> gpd.GeoSeries:
 def _area_inside(
     parcels: GeomArray, features: GeomArray, *, pieces: bool = True
 ) -> tuple[FloatArray, GeomArray]:
-    """Area of each parcel inside the union of ``features`` (overlaps counted once), and
-    that part of the parcel (``None`` where there is none)."""
+    """Return each parcel's area inside the union of ``features``, and that part.
+
+    Overlaps are counted once; the part is ``None`` where there is none.
+    """
     area = np.zeros(len(parcels), dtype=np.float64)
     piece: GeomArray = np.full(len(parcels), None, dtype=object)
     if len(features) == 0:
@@ -210,10 +214,12 @@ def _zones(
 
 
 def _siting(chunk: Chunk, ruleset: Ruleset) -> tuple[FloatArray, FloatArray]:
-    """Roof and vehicle siting areas of the chunk's parcels: the areas of the siting polygons
-    of :func:`gis_sw.analysis.siting.siting_by_class`, measured by
-    :func:`gis_sw.analysis.siting.siting_areas` on the chunk and its halo (vector layers
-    only, no device depth: see the module docstring)."""
+    """Return the roof and vehicle siting areas of the chunk's parcels.
+
+    The areas of the siting polygons of :func:`gis_sw.analysis.siting.siting_by_class`,
+    measured by :func:`gis_sw.analysis.siting.siting_areas` on the chunk and its halo
+    (vector layers only, no device depth: see the module docstring).
+    """
     parcels = chunk.parcels.reset_index(drop=True)
     layers = LayerSet(
         crs=ruleset.working_crs,
@@ -224,6 +230,60 @@ def _siting(chunk: Chunk, ruleset: Ruleset) -> tuple[FloatArray, FloatArray]:
         np.nan_to_num(areas[k].astype(np.float64)) for k in (DeviceClass.ROOF, DeviceClass.VEHICLE)
     )
     return roof, vehicle
+
+
+def _threshold(out: pd.DataFrame, ruleset: Ruleset) -> np.ndarray:
+    """Set ``permit_threshold_sqft`` (NaN without zoning); return the rows with no zone."""
+    permit = ruleset.permit
+    out["permit_threshold_sqft"] = np.where(
+        out["low_zone_area_sqft"].to_numpy() > 0,
+        permit.threshold_low_zone_sqft,
+        permit.threshold_any_zone_sqft,
+    )
+    no_zone = out["zones"].isna().to_numpy()
+    out.loc[no_zone, "permit_threshold_sqft"] = np.nan
+    return no_zone
+
+
+def _near_counts(
+    out: pd.DataFrame, ctx: Mapping[str, gpd.GeoDataFrame], geoms: GeomArray, near_ft: float
+) -> None:
+    """Set ``wells_near`` and ``septic_fields_near`` (NA when the layer is missing)."""
+    for kind, column in (("wells", "wells_near"), ("septic_fields", "septic_fields_near")):
+        layer = ctx.get(kind)
+        if layer is None:
+            out[column] = pd.array([pd.NA] * len(geoms), dtype="Int64")
+        else:
+            counts = count_within(geoms, _geoms(layer), _keys(layer), distance_ft=near_ft)
+            out[column] = pd.array(counts, dtype="Int64")
+
+
+def _row_notes(
+    frame: gpd.GeoDataFrame,
+    unusable: np.ndarray,
+    no_zone: np.ndarray,
+    notes: dict[int, list[str]],
+) -> None:
+    """Add each row's own remarks (unusable, no zone, repaired, duplicate, same geometry)."""
+    for i in np.flatnonzero(unusable):
+        notes.setdefault(int(i), []).append("parcel has no usable geometry")
+    for i in np.flatnonzero(no_zone & ~unusable):
+        notes.setdefault(int(i), []).append("no zoning district covers the parcel")
+    flags = (
+        ("_repaired", "invalid geometry repaired with make_valid"),
+        ("_duplicate", "parcel_id is not unique in the parcel layer"),
+    )
+    for column, remark in flags:
+        if column in frame:
+            for i in np.flatnonzero(frame[column].to_numpy()):
+                notes.setdefault(int(i), []).append(remark)
+    if "parcel_ids" in frame:
+        own = frame["parcel_id"].astype(str).to_numpy()
+        for i in np.flatnonzero(frame["parcel_ids"].astype(str).str.contains(";").to_numpy()):
+            others = [p for p in str(frame["parcel_ids"].iloc[i]).split(";") if p != own[i]]
+            notes.setdefault(int(i), []).append(
+                f"same geometry as parcel(s) {', '.join(others)}: screened once"
+            )
 
 
 def screen_chunk(chunk: Chunk, ruleset: Ruleset, *, quick: bool = False) -> pd.DataFrame:
@@ -264,14 +324,7 @@ def screen_chunk(chunk: Chunk, ruleset: Ruleset, *, quick: bool = False) -> pd.D
         out = out.join(_zones(geoms, ctx["zoning"], ruleset, params))
     else:
         out["zones"], out["zone_main"], out["low_zone_area_sqft"] = None, None, 0.0
-    permit = ruleset.permit
-    out["permit_threshold_sqft"] = np.where(
-        out["low_zone_area_sqft"].to_numpy() > 0,
-        permit.threshold_low_zone_sqft,
-        permit.threshold_any_zone_sqft,
-    )
-    no_zone = out["zones"].isna().to_numpy()
-    out.loc[no_zone, "permit_threshold_sqft"] = np.nan
+    no_zone = _threshold(out, ruleset)
 
     pieces: list[GeomArray] = []
 
@@ -312,13 +365,7 @@ def screen_chunk(chunk: Chunk, ruleset: Ruleset, *, quick: bool = False) -> pd.D
     out["constrained_fraction"] = np.round(fraction, 4)
     near_ft = ruleset.devices.vehicle_traffic_ft
     out["near_ft"] = near_ft
-    for kind, column in (("wells", "wells_near"), ("septic_fields", "septic_fields_near")):
-        layer = ctx.get(kind)
-        if layer is None:
-            out[column] = pd.array([pd.NA] * n, dtype="Int64")
-        else:
-            counts = count_within(geoms, _geoms(layer), _keys(layer), distance_ft=near_ft)
-            out[column] = pd.array(counts, dtype="Int64")
+    _near_counts(out, ctx, geoms, near_ft)
     if quick:
         roof = vehicle = np.full(n, np.nan)
         everywhere.append("quick run: no siting, adjacent area or constrained share")
@@ -335,23 +382,7 @@ def screen_chunk(chunk: Chunk, ruleset: Ruleset, *, quick: bool = False) -> pd.D
     out["mostly_constrained"] = (
         out["constrained_fraction"].to_numpy() > params.mostly_constrained_fraction
     )
-    for i in np.flatnonzero(unusable):
-        notes.setdefault(int(i), []).append("parcel has no usable geometry")
-    for i in np.flatnonzero(no_zone & ~unusable):
-        notes.setdefault(int(i), []).append("no zoning district covers the parcel")
-    if "_repaired" in frame:
-        for i in np.flatnonzero(frame["_repaired"].to_numpy()):
-            notes.setdefault(int(i), []).append("invalid geometry repaired with make_valid")
-    if "_duplicate" in frame:
-        for i in np.flatnonzero(frame["_duplicate"].to_numpy()):
-            notes.setdefault(int(i), []).append("parcel_id is not unique in the parcel layer")
-    if "parcel_ids" in frame:
-        own = frame["parcel_id"].astype(str).to_numpy()
-        for i in np.flatnonzero(frame["parcel_ids"].astype(str).str.contains(";").to_numpy()):
-            others = [p for p in str(frame["parcel_ids"].iloc[i]).split(";") if p != own[i]]
-            notes.setdefault(int(i), []).append(
-                f"same geometry as parcel(s) {', '.join(others)}: screened once"
-            )
+    _row_notes(frame, unusable, no_zone, notes)
     if missing_layers:
         everywhere.append(f"layers not provided: {', '.join(missing_layers)}")
     uncovered = _outside_coverage(chunk, geoms, unusable, notes)
@@ -409,7 +440,7 @@ def _outside_coverage(
 
 
 def _result(out: pd.DataFrame) -> np.ndarray:
-    """The parcel's screening result in the vocabulary of findings (for maps and summary).
+    """Return the parcel's screening result in the vocabulary of findings (for maps and summary).
 
     ``review`` when data is missing; ``required`` when a mapped resource lies on the parcel
     (§ 183-12C(3)(a)[5]: the plans must show it, and other chapters apply, see SW106);

@@ -168,8 +168,10 @@ def prepare_parcels(parcels: gpd.GeoDataFrame) -> PreparedParcels:
 def _same_geometry(
     geoms: npt.NDArray[np.object_], ids: pd.Series, missing: npt.NDArray[np.bool_]
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.object_]]:
-    """For each row, the first row with an identical geometry (-1: itself or none), and
-    the ids of each group (``;``-joined, distinct, row order) on every row.
+    """Return each row's first row of identical geometry, and each group's ids.
+
+    The first row is -1 for the row itself or none; the ids of each group are
+    ``;``-joined, distinct, in row order, on every row of the group.
 
     Identical means the same normalised coordinates (``shapely.normalize``: ring start and
     orientation do not matter); rows without a geometry are never grouped.

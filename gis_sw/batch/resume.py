@@ -55,6 +55,7 @@ RowsOf = Callable[[int], npt.NDArray[np.int64]]
 
 
 def part_name(chunk_id: int) -> str:
+    """Return the file name of a chunk's part."""
     return f"chunk-{chunk_id:06d}.parquet"
 
 
@@ -64,7 +65,7 @@ _OWN_TEMP = re.compile(
 
 
 def _ours(path: Path) -> bool:
-    """A file named like one the store writes (or a temporary of one)."""
+    """Return True for a file named like one the store writes (or a temporary of one)."""
     name = path.name
     return name in (MANIFEST, JOURNAL) or bool(_PART_NAME.match(name) or _OWN_TEMP.match(name))
 
@@ -85,14 +86,17 @@ class PartStore:
 
     @classmethod
     def in_output(cls, out_dir: Path) -> PartStore:
+        """Return the store of an output folder (its ``parts/``)."""
         return cls(Path(out_dir) / PARTS_DIR)
 
     @property
     def manifest_path(self) -> Path:
+        """Return the path of the resume manifest."""
         return self.folder / MANIFEST
 
     @property
     def journal_path(self) -> Path:
+        """Return the path of the parts journal."""
         return self.folder / JOURNAL
 
     def own_files(self) -> list[Path]:
@@ -166,8 +170,9 @@ class PartStore:
         )
 
     def refuse_damaged(self, *, overwrite: bool) -> None:
-        """Raise at once when the manifest cannot be read and ``overwrite`` is False (so a
-        ``--resume`` says that first, before any other refusal).
+        """Raise at once when the manifest cannot be read and ``overwrite`` is False.
+
+        So a ``--resume`` says that first, before any other refusal.
 
         Raises
         ------
@@ -179,7 +184,7 @@ class PartStore:
             raise self._damaged(problem)
 
     def publishing(self) -> bool:
-        """True when the run of this folder's manifest began to write its outputs."""
+        """Return True when the run of this folder's manifest began to write its outputs."""
         old, _problem = self._read_manifest()
         return bool(old and old.get("publishing"))
 
@@ -345,7 +350,7 @@ class PartStore:
 
 
 def _change(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
-    """The first difference between two manifests, as a sentence start."""
+    """Return the first difference between two manifests, as a sentence start."""
     what = describe_change(old, new)
     if what is None:
         return None

@@ -14,9 +14,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from tempfile import TemporaryDirectory
+from typing import TYPE_CHECKING
 
 import geopandas as gpd
 import numpy as np
@@ -26,10 +29,13 @@ from gis_sw.batch.chunks import CONTEXT_KINDS, ChunkPlan, ChunkSource, halo_ft, 
 from gis_sw.batch.fingerprint import run_fingerprint
 from gis_sw.batch.parcels import RESULT_COLUMNS, coverage_context, screen_chunk
 from gis_sw.batch.prepare import PreparedParcels, prepare_parcels
-from gis_sw.batch.resume import PartStore
+from gis_sw.batch.resume import PartStore, Resumed
 from gis_sw.errors import LayerError, Problem
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.ruleset import Ruleset
+
+if TYPE_CHECKING:
+    from gis_sw.batch.stream import DiskChunkSource
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +44,8 @@ DEFAULT_CHUNK_SIZE = 5000
 
 
 class Engine(StrEnum):
+    """Where chunks are screened: local threads or a Dask cluster."""
+
     LOCAL = "local"
     DASK = "dask"
 
@@ -60,6 +68,15 @@ class RunOptions:
     quick
         Only zones, threshold, resource areas and nearby counts (see
         :func:`gis_sw.batch.parcels.screen_chunk`).
+    stream
+        Read each chunk's inputs from layers spilled to disk in spatial row groups
+        (:mod:`gis_sw.batch.stream`) instead of from whole layers in memory.  The Dask
+        engine with a ``scheduler`` always does (it sends workers paths and envelopes,
+        not frames).
+    spill_dir
+        Where the spilled layers go (a temporary folder inside it, removed at the end);
+        None: the system's temporary folder.  With a Dask scheduler on other machines it
+        must be a folder every worker can read.
     """
 
     chunk_size: int = DEFAULT_CHUNK_SIZE
@@ -67,6 +84,8 @@ class RunOptions:
     engine: Engine = Engine.LOCAL
     scheduler: str | None = None
     quick: bool = False
+    stream: bool = False
+    spill_dir: Path | None = None
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -136,27 +155,27 @@ def screen_layers(
     """
     options = options or RunOptions()
     prepared, plan = prepared_plan or plan_for(layers, ruleset, chunk_size=options.chunk_size)
-    source = ChunkSource(prepared.parcels, _context(layers), plan)
-    done_set = set(done)
-    todo = [i for i in range(plan.n_chunks) if i not in done_set]
-    if progress and done_set:
-        progress(len(done_set))
     kept: dict[int, pd.DataFrame] = {}
 
     def finish(chunk_id: int, rows: pd.DataFrame) -> None:
-        if store is not None:
-            store.write(chunk_id, rows)
-        else:
+        if store is None:
             kept[chunk_id] = rows
         if progress:
             progress(1)
 
-    if options.engine == Engine.DASK:
-        from gis_sw.batch.dask_engine import run_on_dask
+    todo = todo_chunks(plan, done, progress)
+    with ExitStack() as stack:
+        source: ChunkSource | DiskChunkSource
+        if options.stream or (options.engine == Engine.DASK and options.scheduler):
+            from gis_sw.batch.stream_run import spill_layerset
 
-        run_on_dask(source, todo, ruleset, finish, options=options)
-    else:
-        _run_threads(source, todo, ruleset, finish, workers=options.workers, quick=options.quick)
+            folder = Path(
+                stack.enter_context(TemporaryDirectory(prefix=SPILL_PREFIX, dir=options.spill_dir))
+            )
+            source = spill_layerset(layers, prepared, plan, folder)
+        else:
+            source = ChunkSource(prepared.parcels, _context(layers), plan)
+        run_source(source, todo, ruleset, saving(store, finish), options=options)
     if store is not None:
         rows = store.read_all(plan.n_chunks, plan.rows)
     elif kept:
@@ -173,8 +192,55 @@ def screen_layers(
     )
 
 
+SPILL_PREFIX = ".gis-sw-spill-"
+"""Name start of the folders a streamed run spills layers into (removed at the end)."""
+
+
+def todo_chunks(plan: ChunkPlan, done: Iterable[int], progress: Progress | None) -> list[int]:
+    """Return the chunks still to screen (reporting the ``done`` ones to ``progress``)."""
+    done_set = set(done)
+    if progress and done_set:
+        progress(len(done_set))
+    return [i for i in range(plan.n_chunks) if i not in done_set]
+
+
+Finish = Callable[[int, pd.DataFrame], None]
+
+
+def saving(store: PartStore | None, finish: Finish) -> Finish:
+    """Return ``finish``, after writing each chunk's rows as a part when there is a store."""
+    if store is None:
+        return finish
+
+    def save(chunk_id: int, rows: pd.DataFrame) -> None:
+        store.write(chunk_id, rows)
+        finish(chunk_id, rows)
+
+    return save
+
+
+def run_source(
+    source: ChunkSource | DiskChunkSource,
+    todo: list[int],
+    ruleset: Ruleset,
+    finish: Finish,
+    *,
+    options: RunOptions,
+) -> None:
+    """Screen the chunks ``todo`` of ``source`` on the engine of ``options``.
+
+    ``finish(chunk_id, rows)`` is called on this thread as each chunk completes.
+    """
+    if options.engine == Engine.DASK:
+        from gis_sw.batch.dask_engine import run_on_dask
+
+        run_on_dask(source, todo, ruleset, finish, options=options)
+    else:
+        _run_threads(source, todo, ruleset, finish, workers=options.workers, quick=options.quick)
+
+
 def _run_threads(
-    source: ChunkSource,
+    source: ChunkSource | DiskChunkSource,
     todo: list[int],
     ruleset: Ruleset,
     finish: Callable[[int, pd.DataFrame], None],
@@ -200,6 +266,37 @@ def _run_threads(
             for future in finished:
                 chunk_id = pending.pop(future)
                 finish(chunk_id, future.result())
+
+
+def start_store(
+    out_dir: Path,
+    fingerprint: Mapping[str, object],
+    plan: ChunkPlan,
+    *,
+    resume: bool,
+    overwrite: bool,
+    on_plan: Callable[[ChunkPlan], None] | None = None,
+) -> tuple[PartStore, Resumed]:
+    """Open the part store of ``out_dir`` for a run (what a resume keeps), then ``on_plan``.
+
+    Raises
+    ------
+    OutputError
+        When earlier parts are in the way, or a resume meets a different run or a manifest
+        it cannot read (see :meth:`PartStore.start`).
+    """
+    store = PartStore.in_output(out_dir)
+    found = store.start(dict(fingerprint), resume=resume, overwrite=overwrite, rows_of=plan.rows)
+    if on_plan:
+        on_plan(plan)
+    log.info(
+        "%d parcels in %d chunks of %d (%d already done)",
+        len(plan.order),
+        plan.n_chunks,
+        plan.chunk_size,
+        len(found.done),
+    )
+    return store, found
 
 
 def run_chunks_to_store(
@@ -238,16 +335,8 @@ def run_chunks_to_store(
         halo_ft=plan.halo_ft,
         chunks=plan.fingerprints,
     )
-    store = PartStore.in_output(out_dir)
-    found = store.start(fingerprint, resume=resume, overwrite=overwrite, rows_of=plan.rows)
-    if on_plan:
-        on_plan(plan)
-    log.info(
-        "%d parcels in %d chunks of %d (%d already done)",
-        len(plan.order),
-        plan.n_chunks,
-        plan.chunk_size,
-        len(found.done),
+    store, found = start_store(
+        out_dir, fingerprint, plan, resume=resume, overwrite=overwrite, on_plan=on_plan
     )
     return screen_layers(
         layers,
@@ -262,7 +351,7 @@ def run_chunks_to_store(
 
 
 def rows_equal(left: pd.DataFrame, right: pd.DataFrame) -> bool:
-    """True when two result tables hold the same figures (NaN equal to NaN)."""
+    """Return True when two result tables hold the same figures (NaN equal to NaN)."""
     if list(left.columns) != list(right.columns) or len(left) != len(right):
         return False
     for column in left.columns:

@@ -116,5 +116,5 @@ def synthetic_frames(n_parcels: int, *, seed: int = 0) -> dict[str, gpd.GeoDataF
 
 
 def synthetic_town(n_parcels: int, *, seed: int = 0) -> LayerSet:
-    """A :class:`LayerSet` of :func:`synthetic_frames`."""
+    """Return a :class:`LayerSet` of :func:`synthetic_frames`."""
     return make_layerset(CRS, synthetic_frames(n_parcels, seed=seed), source="<synthetic>")

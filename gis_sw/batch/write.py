@@ -62,7 +62,7 @@ def write_frame(frame: gpd.GeoDataFrame, path: Path, *, overwrite: bool) -> Path
 def findings_zone(
     findings: gpd.GeoDataFrame, layers: LayerSet, disturbance: gpd.GeoDataFrame
 ) -> pd.Series:
-    """Main zone under each finding's proposal disturbance (``(none)`` if unknown)."""
+    """Return the main zone under each finding's proposal disturbance (``(none)`` if unknown)."""
     zoning = layers.get("zoning")
     if zoning is None or len(disturbance) == 0:
         return pd.Series(NO_ZONE, index=findings.index)
@@ -75,14 +75,19 @@ def findings_zone(
 
 
 def missing_layers(layers: LayerSet) -> tuple[str, ...]:
-    """Layers a parcel's screening reads that the town did not provide (every parcel is
-    ``review`` for want of them: :mod:`gis_sw.batch.parcels`)."""
+    """Return the layers a parcel's screening reads that the town did not provide.
+
+    Every parcel is ``review`` for want of them (:mod:`gis_sw.batch.parcels`).
+    """
     return tuple(kind for kind in CONTEXT_KINDS if kind in layers.missing)
 
 
 def reviewed_for_missing_layers(rows: pd.DataFrame) -> int:
-    """Parcels that are ``review`` for no reason of their own (geometry and zoning usable):
-    with every layer given they would have had an answer."""
+    """Return how many parcels are ``review`` for no reason of their own.
+
+    Their geometry and zoning are usable: with every layer given they would have had an
+    answer.
+    """
     review = rows["screen"].to_numpy() == "review"
     usable = rows["zones"].notna().to_numpy() & (rows["area_sqft"].to_numpy() > 0)
     return int((review & usable).sum())
@@ -99,9 +104,17 @@ DECLARE_HINT = {
 
 
 def missing_layers_note(result: ScreenResult, layers: LayerSet) -> str:
-    """What the CLI says when missing layers made parcels ``review`` ("" when none did)."""
-    missing = missing_layers(layers)
-    count = reviewed_for_missing_layers(result.rows)
+    """Return what the CLI says when missing layers made parcels ``review`` ("" if none)."""
+    return _missing_note(missing_layers(layers), reviewed_for_missing_layers(result.rows))
+
+
+def missing_note(layers: LayerSet, summary: pd.DataFrame) -> str:
+    """Return :func:`missing_layers_note` from a run's summary table (a streamed run)."""
+    counts = summary.loc[summary["table"] == "missing_layer", "count"]
+    return _missing_note(missing_layers(layers), int(counts.iloc[0]) if len(counts) else 0)
+
+
+def _missing_note(missing: tuple[str, ...], count: int) -> str:
     if not missing or not count:
         return ""
     head = (
@@ -123,8 +136,10 @@ def summary_table(
     *,
     missing: tuple[str, ...] = (),
 ) -> pd.DataFrame:
-    """Counts by zone and outcome (see the module docstring); ``missing`` are the layers
-    not provided (:func:`missing_layers`)."""
+    """Return the counts by zone and outcome (see the module docstring).
+
+    ``missing`` are the layers not provided (:func:`missing_layers`).
+    """
     frames = []
     zone = parcels["zone_main"].fillna(NO_ZONE)
     counts = (
@@ -167,7 +182,7 @@ def summary_table(
 def write_overview_map(
     path: Path, parcels: gpd.GeoDataFrame, *, ruleset: Ruleset, overwrite: bool
 ) -> Path | None:
-    """The townwide overview map from :mod:`gis_sw.outputs.maps.overview`, if present."""
+    """Write the townwide overview map from :mod:`gis_sw.outputs.maps.overview`, if present."""
     name = "gis_sw.outputs.maps.overview"
     try:
         found = importlib.util.find_spec(name) is not None
@@ -279,7 +294,7 @@ def _write_batch_set(
 
 
 def _write_findings(findings: gpd.GeoDataFrame, path: Path, *, overwrite: bool) -> list[Path]:
-    """Findings through the shared writers of :mod:`gis_sw.outputs` (as ``gis-sw check``).
+    """Write findings through the shared writers of :mod:`gis_sw.outputs` (as ``gis-sw check``).
 
     GeoJSON: ``findings.geojson`` plus ``findings_lines.geojson`` and
     ``findings_points.geojson`` (RFC 7946: one geometry family per file); GeoPackage: one

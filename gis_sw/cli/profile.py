@@ -18,7 +18,7 @@ import contextlib
 import importlib
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import click
@@ -74,6 +74,16 @@ class Profile:
         self.stages[stage] = self.stages.get(stage, 0.0) + spent
         self._last = now
         return spent
+
+    def split(self, first: str, stages: Mapping[str, float]) -> None:
+        """End the time since the previous mark as ``stages`` (timed by the library), in order.
+
+        What the library did not time (its checks before the first of them) is ``first``.
+        """
+        self.mark(first)
+        self.stages[first] = max(self.stages[first] - sum(stages.values()), 0.0)
+        for name, secs in stages.items():
+            self.stages[name] = self.stages.get(name, 0.0) + secs
 
     def imported(self, *modules: str) -> None:
         """Import ``modules`` (those the run will use) and end the ``import`` stage."""

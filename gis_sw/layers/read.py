@@ -19,7 +19,7 @@ of every layer is collected and raised once as a :class:`~gis_sw.errors.LayerErr
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -113,6 +113,7 @@ def inspect_layers(
     kinds: Iterable[str] | None = None,
     windows: Mapping[str, Bounds] | None = None,
     extents: Mapping[str, Bounds] | None = None,
+    keep: Callable[[str, gpd.GeoDataFrame], gpd.GeoDataFrame] | None = None,
 ) -> LayerInspection:
     """Read and validate every layer of a source, collecting problems instead of raising.
 
@@ -121,6 +122,8 @@ def inspect_layers(
     (working CRS) to read the layer's features in (:func:`read_vector_entry`); rasters are
     read over the extent of the vectors read, but those in :data:`TOWN_WIDE_RASTERS` over
     the town's: ``extents`` gives, by kind, the whole extent of the layers read by window.
+    ``keep`` (kind, frame) returns what to hold of each vector layer read (``gis-sw batch
+    --stream`` spills it to disk and keeps no rows).
 
     Raises
     ------
@@ -140,7 +143,7 @@ def inspect_layers(
         try:
             if entry.none:
                 frame, report = declared_none(entry, working_crs=ruleset.working_crs)
-                inspection.vectors[kind] = frame
+                inspection.vectors[kind] = frame if keep is None else keep(kind, frame)
             elif entry.is_raster:
                 assert entry.path is not None  # the manifest refuses PostGIS rasters
                 raster, report = read_raster(
@@ -158,7 +161,7 @@ def inspect_layers(
                 frame, report, windowed = read_vector_window(
                     entry, working_crs=ruleset.working_crs, strict=strict, window=window
                 )
-                inspection.vectors[kind] = frame
+                inspection.vectors[kind] = frame if keep is None else keep(kind, frame)
                 if windowed and window is not None:
                     inspection.windows[kind] = window
             inspection.reports[kind] = report

@@ -18,7 +18,10 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import geopandas as gpd
 import matplotlib as mpl
@@ -94,7 +97,7 @@ def constraint_classes(
 
 
 def result_column(parcels: gpd.GeoDataFrame) -> str:
-    """The column holding the screening result.
+    """Return the column holding the screening result.
 
     Raises
     ------
@@ -111,6 +114,250 @@ def result_column(parcels: gpd.GeoDataFrame) -> str:
     )
 
 
+VECTOR_MAX_PARCELS = 100_000
+"""Up to this many parcels the map is drawn as one vector collection; beyond, parcels are
+rasterised slice by slice (:class:`OverviewCanvas`), so the map's memory does not grow
+with the town."""
+
+SLICE_PARCELS = 50_000
+"""Parcels drawn at a time onto the raster of a big overview."""
+
+FIGSIZE_IN = (11.0, 8.5)
+MAP_AXES = (0.04, 0.1, 0.7, 0.82)
+PARCEL_STYLE = LayerStyle("Parcel", "none", "#606060", 0.15)
+REVIEW_STYLE = LayerStyle("Review", "none", "#e66101", 0.0, "////")
+RC_PARAMS: Any = {"pdf.fonttype": 42, "hatch.color": "#e66101", "hatch.linewidth": 0.6}
+
+
+def _results(parcels: pd.DataFrame, column: str) -> np.ndarray:
+    values = parcels[column].astype("object")
+    return values.where(parcels[column].isin(RESULT_ORDER[:-1]), "none").astype(str).to_numpy()
+
+
+@dataclass(slots=True)
+class _Tally:
+    """What the legend counts, summed over everything drawn."""
+
+    by_class: bool
+    classes: dict[str, int] = field(default_factory=dict)
+    results: dict[str, int] = field(default_factory=dict)
+    review: int = 0
+    parcels: int = 0
+
+    def colours(self, parcels: pd.DataFrame, results: np.ndarray) -> list[str]:
+        """Return each parcel's fill, counting classes and results on the way."""
+        self.parcels += len(parcels)
+        self.review += int((results == "review").sum())
+        for key, count in pd.Series(results).value_counts().items():
+            self.results[str(key)] = self.results.get(str(key), 0) + int(count)
+        if not self.by_class:
+            return [OUTCOME_COLOURS[r] for r in results]
+        classes = constraint_classes(parcels)
+        for key, count in pd.Series(classes).value_counts().items():
+            self.classes[str(key)] = self.classes.get(str(key), 0) + int(count)
+        fills = {k: f for k, _, f in CONSTRAINT_CLASSES}
+        return [fills[c] for c in classes]
+
+    def handles(self, ruleset: Ruleset) -> tuple[list[Patch], str]:
+        """Return the legend entries and title."""
+        if not self.by_class:
+            return [
+                Patch(
+                    facecolor=OUTCOME_COLOURS[r],
+                    edgecolor="#606060",
+                    label=f"{r if r != 'none' else 'not screened'}: {self.results[r]:,}",
+                )
+                for r in RESULT_ORDER
+                if r in self.results
+            ], "Screening result (parcels)"
+        low = ruleset.permit.threshold_low_zone_sqft
+        handles = [
+            Patch(
+                facecolor=fill,
+                edgecolor="#606060",
+                label=f"{label.format(low=low)}: {self.classes.get(key, 0):,}",
+            )
+            for key, label, fill in CONSTRAINT_CLASSES
+        ]
+        if self.review:
+            handles.append(
+                Patch(
+                    facecolor="white",
+                    edgecolor="#e66101",
+                    hatch="////",
+                    label=f"Review (data missing),\nover its class: {self.review:,}",
+                )
+            )
+        return handles, "What constrains the parcel"
+
+
+def _draw_parcels(ax: Axes, parcels: gpd.GeoDataFrame, tally: _Tally, column: str) -> list:
+    """Draw parcels on ``ax`` in their fills (and the review hatch); return the artists."""
+    results = _results(parcels, column)
+    colours = tally.colours(parcels, results)
+    geoms = np.asarray(parcels.geometry.to_numpy(), dtype=object)
+    artists = [add_polygons(ax, geoms, PARCEL_STYLE, facecolors=colours)]
+    review = results == "review"
+    if tally.by_class and review.any():
+        artists.append(add_polygons(ax, geoms[review], REVIEW_STYLE))
+    return [a for a in artists if a is not None]
+
+
+def _limits(ax: Axes, bounds: tuple[float, float, float, float]) -> None:
+    minx, miny, maxx, maxy = bounds
+    pad = max(maxx - minx, maxy - miny) * 0.02
+    ax.set_xlim(minx - pad, maxx + pad)
+    ax.set_ylim(miny - pad, maxy + pad)
+    ax.set_aspect("equal", adjustable="box", anchor="NW")
+
+
+class OverviewCanvas:
+    """An overview map drawn a piece at a time: each piece is rasterised and let go.
+
+    ``add`` draws a frame of parcels (with the columns :func:`write_overview` reads) onto
+    an Agg raster the size of the map frame at the output's resolution, then drops its
+    paths; ``write`` puts the raster in the page with the legend and furniture.  Memory is
+    that of one piece plus the raster (about 5 MB at 150 dpi), whatever the town's size.
+    """
+
+    def __init__(
+        self,
+        bounds: tuple[float, float, float, float],
+        *,
+        crs: Any,
+        by_class: bool,
+        column: str = "result",
+        dpi: int = 150,
+    ) -> None:
+        self.bounds = bounds
+        self.crs = crs
+        self.column = column
+        self.dpi = dpi
+        self.tally = _Tally(by_class=by_class)
+        width, height = FIGSIZE_IN[0] * MAP_AXES[2], FIGSIZE_IN[1] * MAP_AXES[3]
+        self._fig = Figure(figsize=(width, height), dpi=dpi)
+        self._fig.patch.set_alpha(0.0)
+        self._canvas = FigureCanvasAgg(self._fig)
+        self._ax = self._fig.add_axes((0.0, 0.0, 1.0, 1.0))
+        self._ax.set_axis_off()
+        self._ax.patch.set_alpha(0.0)
+        _limits(self._ax, bounds)
+        with mpl.rc_context(RC_PARAMS):
+            self._canvas.draw()
+        self._renderer = self._canvas.get_renderer()
+
+    def add(self, parcels: gpd.GeoDataFrame) -> None:
+        """Rasterise some parcels onto the map (bounded memory: a slice at a time)."""
+        for start in range(0, len(parcels), SLICE_PARCELS):
+            piece = parcels.iloc[start : start + SLICE_PARCELS]
+            with mpl.rc_context(RC_PARAMS):
+                for artist in _draw_parcels(self._ax, piece, self.tally, self.column):
+                    artist.draw(self._renderer)
+                    artist.remove()
+
+    def image(self) -> np.ndarray:
+        """Return the raster of the map frame's data area (RGBA, rows from the top)."""
+        buffer = np.asarray(self._renderer.buffer_rgba())
+        height, width = buffer.shape[:2]
+        box = self._ax.get_position()  # figure fraction, after the aspect was applied
+        x0, x1 = round(box.x0 * width), round(box.x1 * width)
+        top, bottom = round((1 - box.y1) * height), round((1 - box.y0) * height)
+        return buffer[top:bottom, x0:x1].copy()
+
+    def write(
+        self,
+        path: str | Path,
+        *,
+        ruleset: Ruleset,
+        overwrite: bool = False,
+        title: str | None = None,
+    ) -> Path:
+        """Write the page (PNG or PDF) with the raster, legend and furniture.
+
+        Raises
+        ------
+        OutputError
+            When the file exists without ``overwrite`` or the suffix is not .png or .pdf.
+        """
+        image = self.image()
+        x0, x1 = self._ax.get_xlim()
+        y0, y1 = self._ax.get_ylim()
+
+        def draw(ax: Axes) -> None:
+            ax.imshow(image, extent=(x0, x1, y0, y1), interpolation="nearest", zorder=1)
+
+        return _page(
+            path,
+            draw,
+            tally=self.tally,
+            bounds=self.bounds,
+            crs=self.crs,
+            ruleset=ruleset,
+            overwrite=overwrite,
+            title=title,
+            dpi=self.dpi,
+        )
+
+
+def _page(
+    path: str | Path,
+    draw: Callable[[Axes], None],
+    *,
+    tally: _Tally,
+    bounds: tuple[float, float, float, float] | None,
+    crs: Any,
+    ruleset: Ruleset,
+    overwrite: bool,
+    title: str | None,
+    dpi: int,
+) -> Path:
+    """Lay out the page around what ``draw`` puts in the map frame, and save it."""
+    target = Path(path)
+    fmt = target.suffix.lower().lstrip(".")
+    if fmt not in ("png", "pdf"):
+        raise OutputError(f"overview map {target}: use a .png or .pdf name.")
+    fig = Figure(figsize=FIGSIZE_IN, dpi=100)
+    FigureCanvasAgg(fig)
+    ax = fig.add_axes(MAP_AXES)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    with mpl.rc_context(RC_PARAMS):
+        draw(ax)
+        if bounds is not None:
+            minx, miny, maxx, maxy = bounds
+            _limits(ax, bounds)
+            convergence = grid_convergence_deg(
+                crs or ruleset.working_crs, (minx + maxx) / 2, (miny + maxy) / 2
+            )
+            draw_north_arrow(fig, 8.55, 6.6, 0.8, convergence)
+            _scale_bar(ax)
+        handles, legend_title = tally.handles(ruleset)
+        fig.legend(
+            handles=handles,
+            loc="upper left",
+            bbox_to_anchor=(0.77, 0.68),
+            title=legend_title,
+            fontsize=8,
+            title_fontsize=9,
+        )
+        fig.text(
+            0.04,
+            0.95,
+            title or f"Townwide stormwater screening: {tally.parcels:,} parcels",
+            fontsize=13,
+            fontweight="bold",
+        )
+        fig.text(
+            0.04, 0.06, f"{ruleset.title}; ruleset {ruleset.name} {ruleset.version}", fontsize=7.5
+        )
+        run = dt.datetime.now(tz=dt.UTC).date().isoformat()
+        fig.text(0.04, 0.035, f"Run date {run}. {DISCLAIMER}.", fontsize=8, fontweight="bold")
+        with atomic_path(target, overwrite=overwrite) as tmp:
+            fig.savefig(tmp, format=fmt, dpi=dpi)
+    log.info("overview map %s: %d parcels", target, tally.parcels)
+    return target
+
+
 def write_overview(
     path: str | Path,
     parcels_with_result: gpd.GeoDataFrame,
@@ -121,6 +368,10 @@ def write_overview(
     dpi: int = 150,
 ) -> Path:
     """Draw every parcel coloured by its screening result (PNG or PDF by the suffix).
+
+    Up to :data:`VECTOR_MAX_PARCELS` parcels are drawn as vectors; a bigger town is
+    rasterised a slice at a time (:class:`OverviewCanvas`), which looks the same at the
+    page's resolution and keeps the map's memory bounded.
 
     Parameters
     ----------
@@ -133,6 +384,15 @@ def write_overview(
         Named in the title.
     overwrite
         Replace an existing file.
+    title
+        The page title (default: the number of parcels).
+    dpi
+        Resolution of the saved page.
+
+    Returns
+    -------
+    Path
+        The file written.
 
     Raises
     ------
@@ -140,115 +400,47 @@ def write_overview(
         When the file exists without ``overwrite``, the suffix is not .png or .pdf, or the
         result column is missing.
     """
-    target = Path(path)
-    fmt = target.suffix.lower().lstrip(".")
-    if fmt not in ("png", "pdf"):
-        raise OutputError(f"overview map {target}: use a .png or .pdf name.")
+    if Path(path).suffix.lower() not in (".png", ".pdf"):
+        raise OutputError(f"overview map {Path(path)}: use a .png or .pdf name.")
     column = result_column(parcels_with_result)
-    results = (
-        parcels_with_result[column]
-        .astype("object")
-        .where(parcels_with_result[column].isin(RESULT_ORDER[:-1]), "none")
-        .astype(str)
-        .to_numpy()
-    )
     by_class = all(c in parcels_with_result.columns for c in CLASS_COLUMNS)
-    handles: list[Patch]
-    if by_class:
-        classes = constraint_classes(parcels_with_result)
-        fills = {k: f for k, _, f in CONSTRAINT_CLASSES}
-        colours = [fills[c] for c in classes]
-        class_counts = pd.Series(classes).value_counts()
-        low = ruleset.permit.threshold_low_zone_sqft
-        handles = [
-            Patch(
-                facecolor=fill,
-                edgecolor="#606060",
-                label=f"{label.format(low=low)}: {int(class_counts.get(key, 0)):,}",
-            )
-            for key, label, fill in CONSTRAINT_CLASSES
-        ]
-        legend_title = "What constrains the parcel"
-    else:
-        colours = [OUTCOME_COLOURS[r] for r in results]
-        counts = pd.Series(results).value_counts()
-        handles = [
-            Patch(
-                facecolor=OUTCOME_COLOURS[r],
-                edgecolor="#606060",
-                label=f"{r if r != 'none' else 'not screened'}: {int(counts.get(r, 0)):,}",
-            )
-            for r in RESULT_ORDER
-            if r in counts.index
-        ]
-        legend_title = "Screening result (parcels)"
-    fig = Figure(figsize=(11.0, 8.5), dpi=100)
-    FigureCanvasAgg(fig)
-    ax = fig.add_axes((0.04, 0.1, 0.7, 0.82))
-    ax.set_xticks([])
-    ax.set_yticks([])
-    style = LayerStyle("Parcel", "none", "#606060", 0.15)
-    geoms = parcels_with_result.geometry.to_numpy()
-    with mpl.rc_context({"pdf.fonttype": 42, "hatch.color": "#e66101", "hatch.linewidth": 0.6}):
-        add_polygons(ax, geoms, style, facecolors=colours)
-        review = results == "review"
-        if by_class and review.any():
-            hatched = LayerStyle("Review", "none", "#e66101", 0.0, "////")
-            add_polygons(ax, geoms[review], hatched)
-            handles.append(
-                Patch(
-                    facecolor="white",
-                    edgecolor="#e66101",
-                    hatch="////",
-                    label=f"Review (data missing),\nover its class: {int(review.sum()):,}",
-                )
-            )
-        if len(parcels_with_result):
-            minx, miny, maxx, maxy = parcels_with_result.total_bounds
-            pad = max(maxx - minx, maxy - miny) * 0.02
-            ax.set_xlim(minx - pad, maxx + pad)
-            ax.set_ylim(miny - pad, maxy + pad)
-            ax.set_aspect("equal", adjustable="box", anchor="NW")
-            convergence = grid_convergence_deg(
-                parcels_with_result.crs or ruleset.working_crs, (minx + maxx) / 2, (miny + maxy) / 2
-            )
-            draw_north_arrow(fig, 8.55, 6.6, 0.8, convergence)
-            _scale_bar(ax)
-        fig.legend(
-            handles=handles,
-            loc="upper left",
-            bbox_to_anchor=(0.77, 0.68),
-            title=legend_title,
-            fontsize=8,
-            title_fontsize=9,
-        )
-        fig.text(
-            0.04,
-            0.95,
-            title or f"Townwide stormwater screening: {len(geoms):,} parcels",
-            fontsize=13,
-            fontweight="bold",
-        )
-        fig.text(
-            0.04, 0.06, f"{ruleset.title}; ruleset {ruleset.name} {ruleset.version}", fontsize=7.5
-        )
-        run = dt.datetime.now(tz=dt.UTC).date().isoformat()
-        fig.text(0.04, 0.035, f"Run date {run}. {DISCLAIMER}.", fontsize=8, fontweight="bold")
-        with atomic_path(target, overwrite=overwrite) as tmp:
-            fig.savefig(tmp, format=fmt, dpi=dpi)
-    log.info("overview map %s: %d parcels", target, len(geoms))
-    return target
+    crs = parcels_with_result.crs
+    bounds = (
+        tuple(float(v) for v in parcels_with_result.total_bounds)
+        if len(parcels_with_result)
+        else None
+    )
+    if bounds is not None and len(parcels_with_result) > VECTOR_MAX_PARCELS:
+        canvas = OverviewCanvas(bounds, crs=crs, by_class=by_class, column=column, dpi=dpi)  # type: ignore[arg-type]
+        canvas.add(parcels_with_result)
+        return canvas.write(path, ruleset=ruleset, overwrite=overwrite, title=title)
+    tally = _Tally(by_class=by_class)
+
+    def draw(ax: Axes) -> None:
+        _draw_parcels(ax, parcels_with_result, tally, column)
+
+    return _page(
+        path,
+        draw,
+        tally=tally,
+        bounds=bounds,  # type: ignore[arg-type]
+        crs=crs,
+        ruleset=ruleset,
+        overwrite=overwrite,
+        title=title,
+        dpi=dpi,
+    )
 
 
 def scale_bar_length_ft(width_ft: float) -> float:
-    """A round length (1, 2 or 5 x 10^n ft) of at most a quarter of ``width_ft``."""
+    """Return a round length (1, 2 or 5 x 10^n ft) of at most a quarter of ``width_ft``."""
     target_ft = max(width_ft / 4.0, 1.0)
     exponent = 10 ** math.floor(math.log10(target_ft))
     return float(max(m * exponent for m in (1, 2, 5) if m * exponent <= target_ft))
 
 
 def _scale_bar(ax: Axes) -> None:
-    """A scale bar in feet inside the map frame, lower left, on a white box."""
+    """Draw a scale bar in feet inside the map frame, lower left, on a white box."""
     x0, x1 = ax.get_xlim()
     y0, y1 = ax.get_ylim()
     length_ft = scale_bar_length_ft(x1 - x0)
@@ -284,4 +476,10 @@ def result_counts(parcels_with_result: gpd.GeoDataFrame) -> dict[str, int]:
     return {str(k): int(v) for k, v in values.value_counts().items()}
 
 
-__all__ = ["constraint_classes", "result_counts", "scale_bar_length_ft", "write_overview"]
+__all__ = [
+    "OverviewCanvas",
+    "constraint_classes",
+    "result_counts",
+    "scale_bar_length_ft",
+    "write_overview",
+]

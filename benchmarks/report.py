@@ -1,0 +1,196 @@
+"""``make bench``: run every benchmark once, collect their rows, write the tables.
+
+    .venv/bin/python benchmarks/report.py [--quick] [--no-write] [--only batch,check]
+        [-- extra arguments for bench_batch.py]
+
+Each benchmark script is run as a child process (so its memory is its own) and
+contributes **rows**: every stdout line ``bench-row: {json}`` is one row, with these keys
+(all but ``table``, ``what`` and ``seconds`` optional)::
+
+    {"bench": "batch", "table": "end to end", "what": "gis-sw batch", "size": "100,000 parcels",
+     "seconds": 26.0, "peak_mb": 805, "against": "bare floor", "against_seconds": 2.6,
+     "goal": "<= 5 s", "met": false, "note": "read 1.4 s, screen 20.2 s, ..."}
+
+A script that prints no such line still runs, and the report says it gave no rows.  The
+rows are printed as one table per ``table``, with ``x`` = ``seconds / against_seconds``,
+and written between ``<!-- bench:start -->`` and ``<!-- bench:end -->`` in docs/batch.md
+and between ``<!-- performance:start -->`` and ``<!-- performance:end -->`` in README.md:
+those sections are generated, never edited by hand.  To add a benchmark, add it to
+:data:`SCRIPTS` and print ``bench-row:`` lines from it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PREFIX = "bench-row: "
+
+SCRIPTS: dict[str, tuple[str, list[str], list[str]]] = {
+    # name: (script, arguments of a full run, arguments of a --quick run)
+    "batch": (
+        "bench_batch.py",
+        [],
+        [
+            "--sizes",
+            "2000",
+            "--stream-sizes",
+            "2000",
+            "--dask-size",
+            "2000",
+            "--peer-size",
+            "2000",
+            "--peers",
+            "ours,duckdb",
+        ],
+    ),
+    "check": ("bench_check.py", [], []),
+    "siting": ("bench_siting.py", [], []),
+    "bigprop": ("bench_big_proposals.py", [], []),
+}
+"""Benchmarks ``make bench`` runs, when their script exists in benchmarks/."""
+
+ROWS_FILE = ROOT / "out" / "bench" / "bench-rows.json"
+"""Where the last run's rows are kept (``--render`` writes the tables from them)."""
+
+COLUMNS = ("what", "size", "time", "peak MB", "against", "x", "goal", "note")
+
+
+def run_script(name: str, quick: bool, extra: list[str]) -> tuple[list[dict], str]:
+    """Run one benchmark; return its rows and its output (for the log)."""
+    script, full, small = SCRIPTS[name]
+    path = ROOT / "benchmarks" / script
+    if not path.exists():
+        return [], f"{script}: not in benchmarks/ (skipped)"
+    args = [*(small if quick else full), *(extra if name == "batch" else [])]
+    done = subprocess.run(
+        [sys.executable, str(path), *args], capture_output=True, text=True, check=False
+    )
+    rows = []
+    for line in done.stdout.splitlines():
+        if line.startswith(PREFIX):
+            row = json.loads(line[len(PREFIX) :])
+            row.setdefault("bench", name)
+            if "table" in row:
+                rows.append(row)
+    status = f"{script}: exit {done.returncode}, {len(rows)} row(s)"
+    if done.returncode:
+        status += "\n" + done.stderr[-2000:]
+    return rows, status + "\n" + done.stdout
+
+
+def _time(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    return f"{seconds:,.2f} s" if seconds < 10 else f"{seconds:,.1f} s"
+
+
+def cells(row: dict) -> list[str]:
+    """Return one row of the markdown table."""
+    seconds, against = row.get("seconds"), row.get("against_seconds")
+    ratio = f"{seconds / against:.2f}x" if seconds and against else "-"
+    met = row.get("met")
+    goal = row.get("goal", "") + ("" if met is None else (" (met)" if met else " (**not met**)"))
+    peak = row.get("peak_mb")
+    against_text = f"{row.get('against', '')} {_time(against)}" if against else "-"
+    return [
+        str(row.get("what", "")),
+        str(row.get("size", "")),
+        _time(seconds),
+        f"{peak:,.0f}" if isinstance(peak, int | float) and peak == peak else "-",
+        against_text,
+        ratio,
+        goal.strip() or "-",
+        str(row.get("note", "")).replace("|", "/"),
+    ]
+
+
+def tables(rows: list[dict]) -> str:
+    """Return every row as markdown, one table per ``bench``/``table``."""
+    out: list[str] = []
+    seen: dict[tuple[str, str], list[dict]] = {}
+    for row in rows:
+        seen.setdefault((row["bench"], row["table"]), []).append(row)
+    for (bench, table), group in seen.items():
+        out += [f"**{bench}: {table}**", "", "| " + " | ".join(COLUMNS) + " |"]
+        out.append(
+            "|"
+            + "|".join("---:" if c in ("time", "peak MB", "x") else "---" for c in COLUMNS)
+            + "|"
+        )
+        out += ["| " + " | ".join(cells(r)) + " |" for r in group]
+        out.append("")
+    return "\n".join(out)
+
+
+def machine() -> str:
+    """Return the machine line printed above the tables."""
+    memory_gb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    when = dt.datetime.now(tz=dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return (
+        f"Generated by `make bench` (`benchmarks/report.py`) on {when}: {os.cpu_count()} CPUs, "
+        f"{memory_gb:.1f} GB, Python {sys.version.split()[0]}, load average {load} at the "
+        "end (the machine is shared; compare ratios measured in the same run, not absolute "
+        "times)."
+    )
+
+
+def replace_between(path: Path, start: str, end: str, body: str) -> bool:
+    """Replace the text between two marker lines of a file; False if a marker is missing."""
+    text = path.read_text(encoding="utf-8")
+    pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
+    if not pattern.search(text):
+        return False
+    path.write_text(pattern.sub(lambda _: f"{start}\n{body}\n{end}", text), encoding="utf-8")
+    return True
+
+
+def main() -> None:
+    """Run the benchmarks, print the tables, write them into the docs."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes (while developing)")
+    parser.add_argument("--no-write", action="store_true", help="print only")
+    parser.add_argument("--only", default=",".join(SCRIPTS))
+    parser.add_argument(
+        "--render",
+        type=Path,
+        help="write the tables from a saved rows file (no benchmark is run)",
+    )
+    parser.add_argument("extra", nargs="*", help="arguments for bench_batch.py (after --)")
+    args = parser.parse_args()
+    rows: list[dict] = []
+    if args.render:
+        saved = json.loads(args.render.read_text(encoding="utf-8"))
+        rows, head = saved["rows"], saved["machine"]
+    else:
+        for name in args.only.split(","):
+            found, log = run_script(name, args.quick, args.extra)
+            print(log, flush=True)
+            rows += found
+        head = machine()
+        ROWS_FILE.parent.mkdir(parents=True, exist_ok=True)
+        ROWS_FILE.write_text(json.dumps({"machine": head, "rows": rows}, indent=1), "utf-8")
+    body = head + "\n\n" + tables(rows)
+    print(body)
+    if args.no_write:
+        return
+    for path, start, end in (
+        (ROOT / "docs" / "batch.md", "<!-- bench:start -->", "<!-- bench:end -->"),
+        (ROOT / "README.md", "<!-- performance:start -->", "<!-- performance:end -->"),
+    ):
+        if replace_between(path, start, end, body):
+            print(f"wrote {path.relative_to(ROOT)}")
+        else:
+            print(f"{path.relative_to(ROOT)}: markers {start} ... {end} not found; not written")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,229 @@
+"""Write a streamed batch run's outputs one chunk at a time, never the whole town at once.
+
+The same files as :func:`gis_sw.batch.write.write_batch_outputs`, from the part files and
+the spilled parcels, read back chunk by chunk:
+
+* ``parcels.parquet`` (GeoParquet 1.0, WKB) and ``parcels.gpkg``: the same columns and
+  figures, one row group (GeoPackage: one append) per chunk, so the rows are in **chunk
+  order** (along the Hilbert curve), not in the parcel layer's order: sort by ``row`` for
+  that.  Spatially ordered row groups are what a reader filtering by area wants;
+* ``summary.csv``: the per-chunk tables of :func:`gis_sw.batch.write.summary_table`
+  summed, equal to the whole run's;
+* ``problems.csv``: as the whole run's;
+* ``overview.png``: drawn chunk by chunk on a raster
+  (:class:`gis_sw.outputs.maps.overview.OverviewCanvas`).
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import shapely
+
+from gis_sw.batch.resume import part_name
+from gis_sw.batch.stream_run import StreamedRun
+from gis_sw.batch.write import (
+    SUMMARY_COLUMNS,
+    missing_layers,
+    planned_batch_outputs,
+    summary_table,
+)
+from gis_sw.errors import OutputError
+from gis_sw.outputs.atomic import atomic_path, check_all_writable, output_group
+from gis_sw.outputs.csvcells import CSV_ENCODING, csv_frame
+from gis_sw.ruleset import Ruleset
+
+
+def _geo_metadata(crs: Any, types: set[str], bounds: list[float]) -> bytes:
+    column: dict[str, Any] = {"encoding": "WKB", "geometry_types": sorted(types)}
+    if crs is not None:
+        column["crs"] = crs.to_json_dict()
+    if all(np.isfinite(bounds)):
+        column["bbox"] = bounds
+    meta = {
+        "version": "1.0.0",
+        "primary_column": "geometry",
+        "columns": {"geometry": column},
+        "creator": {"library": "gis_sw"},
+    }
+    return json.dumps(meta).encode()
+
+
+@dataclass(slots=True)
+class _ParquetSink:
+    """Row groups appended to one GeoParquet file, its ``geo`` metadata added at the end."""
+
+    path: Path
+    crs: Any
+    writer: pq.ParquetWriter | None = None
+    schema: pa.Schema | None = None
+    types: set[str] = field(default_factory=set)
+    bounds: list[float] = field(default_factory=lambda: [np.inf, np.inf, -np.inf, -np.inf])
+
+    def add(self, rows: pa.Table, geoms: np.ndarray) -> None:
+        present = geoms[~shapely.is_missing(geoms)]
+        self.types.update(str(t) for t in np.unique(shapely.get_type_id(present)).tolist())
+        if len(present):
+            minx, miny, maxx, maxy = shapely.total_bounds(present)
+            self.bounds = [
+                min(self.bounds[0], minx),
+                min(self.bounds[1], miny),
+                max(self.bounds[2], maxx),
+                max(self.bounds[3], maxy),
+            ]
+        table = rows.append_column("geometry", pa.array(shapely.to_wkb(geoms), pa.binary()))
+        if self.schema is None:
+            fields = [
+                pa.field(f.name, pa.string()) if pa.types.is_null(f.type) else f
+                for f in table.schema
+            ]
+            self.schema = pa.schema(fields, metadata=table.schema.metadata)
+            self.writer = pq.ParquetWriter(str(self.path), self.schema)
+        assert self.writer is not None
+        self.writer.write_table(table.cast(self.schema), row_group_size=max(1, len(table)))
+
+    def close(self) -> None:
+        if self.writer is None:
+            return
+        names = {0: "Point", 1: "LineString", 3: "Polygon", 4: "MultiPoint", 6: "MultiPolygon"}
+        types = {names.get(int(t), "Unknown") for t in self.types}
+        self.writer.add_key_value_metadata({"geo": _geo_metadata(self.crs, types, self.bounds)})
+        self.writer.close()
+
+
+def _chunk_rows(run: StreamedRun, chunk_id: int) -> pd.DataFrame:
+    path = run.store.folder / part_name(chunk_id)
+    if not path.exists():
+        raise OutputError(
+            f"part {path} is missing: the run did not finish. Fix: rerun with --resume."
+        )
+    rows = pd.read_parquet(path)
+    if not np.array_equal(rows["row"].to_numpy(), run.town.plan.rows(chunk_id)):
+        raise OutputError(
+            f"part {path} changed while the run was finishing. Fix: rerun with --resume."
+        )
+    return rows
+
+
+def write_streamed_outputs(
+    out_dir: Path,
+    run: StreamedRun,
+    ruleset: Ruleset,
+    *,
+    overwrite: bool,
+    formats: tuple[str, ...] = ("parquet", "gpkg"),
+    overview: bool = True,
+) -> tuple[dict[str, Path], pd.DataFrame]:
+    """Write every output of a streamed run into ``out_dir``, a chunk at a time.
+
+    Returns
+    -------
+    tuple
+        Name to path of what was written, and the summary table.
+
+    Raises
+    ------
+    OutputError
+        If an output exists without ``overwrite``, cannot be written, or a part is
+        missing or changed.
+    """
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    names = planned_batch_outputs(findings=False, formats=formats, overview=overview)
+    check_all_writable([out_dir / name for name in names], overwrite=overwrite)
+    with output_group():
+        return _write_set(
+            out_dir, run, ruleset, overwrite=overwrite, formats=formats, overview=overview
+        )
+
+
+def _canvas(run: StreamedRun) -> Any:
+    from gis_sw.outputs.maps.overview import OverviewCanvas
+
+    plan = run.town.plan
+    halo = plan.halo_ft
+    if not np.isfinite(plan.bounds).any():
+        return None
+    bounds = (
+        float(np.nanmin(plan.bounds[:, 0]) + halo),
+        float(np.nanmin(plan.bounds[:, 1]) + halo),
+        float(np.nanmax(plan.bounds[:, 2]) - halo),
+        float(np.nanmax(plan.bounds[:, 3]) - halo),
+    )
+    return OverviewCanvas(bounds, crs=run.town.layers.crs, by_class=True)
+
+
+def _write_set(
+    out_dir: Path,
+    run: StreamedRun,
+    ruleset: Ruleset,
+    *,
+    overwrite: bool,
+    formats: tuple[str, ...],
+    overview: bool,
+) -> tuple[dict[str, Path], pd.DataFrame]:
+    crs = run.town.layers.crs
+    missing = missing_layers(run.town.layers)
+    written: dict[str, Path] = {}
+    summaries: list[pd.DataFrame] = []
+    canvas = _canvas(run) if overview else None
+    with ExitStack() as stack:
+        tmp = {
+            fmt: stack.enter_context(atomic_path(out_dir / f"parcels.{fmt}", overwrite=overwrite))
+            for fmt in formats
+        }
+        sink = _ParquetSink(tmp["parquet"], crs) if "parquet" in tmp else None
+        for chunk_id in range(run.town.plan.n_chunks):
+            rows = _chunk_rows(run, chunk_id)
+            geoms = np.asarray(
+                run.town.source.parcel_group(chunk_id).geometry.to_numpy(), dtype=object
+            )
+            summaries.append(summary_table(rows, None, None, missing=missing))
+            frame = gpd.GeoDataFrame(rows, geometry=gpd.GeoSeries(geoms, crs=crs), crs=crs)
+            if sink is not None:
+                sink.add(pa.Table.from_pandas(rows, preserve_index=False), geoms)
+            if "gpkg" in tmp:
+                frame.to_file(
+                    tmp["gpkg"],
+                    driver="GPKG",
+                    layer="parcels",
+                    engine="pyogrio",
+                    mode="a" if chunk_id else "w",
+                )
+            if canvas is not None:
+                canvas.add(frame)
+        if sink is not None:
+            sink.close()
+    written.update({f"parcels.{fmt}": out_dir / f"parcels.{fmt}" for fmt in formats})
+    with atomic_path(out_dir / "problems.csv", overwrite=overwrite) as path:
+        csv_frame(run.town.prepared.problems).to_csv(path, index=False, encoding=CSV_ENCODING)
+    written["problems.csv"] = out_dir / "problems.csv"
+    summary = _sum(summaries)
+    with atomic_path(out_dir / "summary.csv", overwrite=overwrite) as path:
+        csv_frame(summary).to_csv(path, index=False, encoding=CSV_ENCODING)
+    written["summary.csv"] = out_dir / "summary.csv"
+    if canvas is not None:
+        written["overview.png"] = canvas.write(
+            out_dir / "overview.png", ruleset=ruleset, overwrite=overwrite
+        )
+    return written, summary
+
+
+def _sum(tables: list[pd.DataFrame]) -> pd.DataFrame:
+    """Add up per-chunk summary tables into the table of the whole run."""
+    keys = [c for c in SUMMARY_COLUMNS if c != "count"]
+    if not tables:
+        return pd.DataFrame({c: [] for c in SUMMARY_COLUMNS})
+    both = pd.concat(tables, ignore_index=True)
+    total = both.groupby(keys, sort=False, dropna=False)["count"].sum().reset_index()
+    total = total[list(SUMMARY_COLUMNS)]
+    return total.sort_values(keys, kind="stable").reset_index(drop=True)
