@@ -85,6 +85,39 @@ def attr(ctx: CheckContext, column: str) -> dict[str, Any]:
     )
 
 
+def disturbance_gap(ctx: CheckContext) -> dict[str, str]:
+    """Return, for each proposal whose disturbance cannot be measured whole, why.
+
+    A proposal with no disturbance polygons, with polygons that have no geometry (null or
+    empty), or whose polygons have no area (0.00 sq ft after rounding, a sliver) has no
+    disturbed area a rule may pass on.  Proposals whose disturbance is whole are absent.
+    """
+
+    def compute() -> dict[str, str]:
+        dist = ctx.proposals.disturbance
+        geoms = dist.geometry.to_numpy()
+        blank = shapely.is_missing(geoms) | shapely.is_empty(geoms)
+        pids = dist["proposal_id"].astype(str).to_numpy()
+        ids = dist["disturbance_id"].astype(str).to_numpy()
+        out: dict[str, str] = {}
+        for pid in ctx.proposals.ids:
+            mine = pids == pid
+            if not mine.any():
+                out[pid] = f"proposal {pid} has no disturbance polygons"
+            elif (mine & blank).any():
+                listed = ", ".join(sorted(ids[mine & blank])[:5])
+                out[pid] = f"disturbance polygon(s) {listed} of proposal {pid} have no geometry"
+            elif round(area(ctx)[pid], 2) <= 0.0:
+                out[pid] = f"the disturbance polygons of proposal {pid} have no area (0.00 sq ft)"
+        return out
+
+    return ctx.memo("permits.disturbance_gap", compute)
+
+
+GAP_FIX = "draw each polygon's limits of disturbance in the disturbance layer"
+"""How a proposal with a :func:`disturbance_gap` is fixed, for messages."""
+
+
 def _missing(value: Any) -> bool:
     return value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value))
 

@@ -23,6 +23,7 @@ from gis_sw.analysis.permits.common import (
     WORDING_DEFAULTS,
     area,
     attr,
+    disturbance_gap,
     flag,
     plan_acres,
     reached,
@@ -66,6 +67,8 @@ def project_area(ctx: CheckContext) -> dict[str, ProjectArea]:
                         f"(larger_plan_acres = {acres:,g}) is less"
                     )
                 out[pid] = ProjectArea(own, total, basis)
+            elif pid in disturbance_gap(ctx):
+                out[pid] = ProjectArea(own, None, disturbance_gap(ctx)[pid])
             elif part is True:
                 out[pid] = ProjectArea(
                     own,
