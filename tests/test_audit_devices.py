@@ -277,3 +277,32 @@ def test_sw201_dem_gap_under_device_is_review() -> None:
     )
     assert (found["outcome"], found["measured"]) == ("review", 15.0)
     assert "the DEM has no data under the device or the field (or part of one)" in found["message"]
+
+
+def test_sw208_reports_no_distances_for_a_device_without_location() -> None:
+    found = one(infiltration.check_separation_report(context({"geometry": None})))
+    assert found["outcome"] == "review"
+    assert found["message"].startswith("Device D-7 has no location")
+
+
+def test_sw203_depth_below_a_dem_gap_with_test_hole_is_review() -> None:
+    # depth 10 ft below ground; the DEM has no data under the east half of the trench, so
+    # the ground (and the bottom) read from the west half (100 ft) may be too high
+    arr = np.full((40, 40), 100.0)
+    arr[:, 18] = np.nan
+    device = {
+        "geometry": box(71, 71, 89, 89),
+        "bottom_elevation_ft": None,
+        "depth_ft": 10.0,
+        "test_hole_groundwater_elevation_ft": 80.0,
+    }
+    found = one(
+        infiltration.check_groundwater_separation(context(device, {"dem": grid("dem", arr)}))
+    )
+    assert (found["outcome"], found["measured"]) == ("review", 10.0)
+    assert "the DEM has no data under part of the device, so its ground" in found["message"]
+    device["geometry"] = box(61, 71, 79, 89)  # wholly over DEM data: 10.00 ft, passes
+    found = one(
+        infiltration.check_groundwater_separation(context(device, {"dem": grid("dem", arr)}))
+    )
+    assert (found["outcome"], found["measured"]) == ("pass", 10.0)

@@ -373,6 +373,10 @@ def _from_test_hole(
                 math.nan, "test hole", "its bottom is given as a depth and no DEM covers it"
             )
         bottom = ground - depth
+        if bool(row["ground_partial"]):
+            partial = "the DEM has no data under part of the device, so its ground (and the "
+            partial += "bottom given as a depth below it) is not known: give bottom_elevation_ft"
+            return Separation(bottom - hole, f"test-hole {name} elevation", "", hole, partial)
     return Separation(bottom - hole, f"test-hole {name} elevation", "", hole)
 
 

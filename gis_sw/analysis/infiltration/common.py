@@ -135,9 +135,11 @@ class DeviceRows:
     ) -> None:
         """Decide device ``i``: ``message`` gets the citation, ``measured`` is rounded.
 
-        A pass of a spatial rule on a device with no location becomes ``review``.
+        A pass (or a reported figure) of a spatial rule on a device with no location
+        becomes ``review``.
         """
-        if outcome is Outcome.PASS and self.spatial and not self.located[i]:
+        passive = outcome in (Outcome.PASS, Outcome.INFO)
+        if passive and self.spatial and not self.located[i]:
             outcome, measured, geometry = Outcome.REVIEW, math.nan, None
             message = (
                 f"{self.name(i)} has no location (its geometry is null or empty), so this "
