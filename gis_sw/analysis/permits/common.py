@@ -135,6 +135,23 @@ def text(value: Any) -> str | None:
     return stripped or None
 
 
+def plan_acres_problem(ctx: CheckContext, pid: str) -> str | None:
+    """Return why a given ``larger_plan_acres`` is not an area (None: not given, or an area).
+
+    A value that is given but is no finite number of 0 or more (``-1``, ``inf``, text) says a
+    larger plan exists without saying its size: never read as "not given".
+    """
+    value = attr(ctx, "larger_plan_acres").get(pid)
+    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
+        return None
+    if plan_acres(ctx, pid) is not None:
+        return None
+    return (
+        f"its larger_plan_acres is {value!r}, not an area in acres (give the larger common "
+        "plan's total, 0 or more)"
+    )
+
+
 def plan_acres(ctx: CheckContext, pid: str) -> float | None:
     """Return ``larger_plan_acres`` when given as a finite number of 0 or more, else None."""
     value = attr(ctx, "larger_plan_acres").get(pid)

@@ -26,6 +26,7 @@ from gis_sw.analysis.permits.common import (
     disturbance_gap,
     flag,
     plan_acres,
+    plan_acres_problem,
     reached,
     text,
     union,
@@ -67,8 +68,9 @@ def project_area(ctx: CheckContext) -> dict[str, ProjectArea]:
                         f"(larger_plan_acres = {acres:,g}) is less"
                     )
                 out[pid] = ProjectArea(own, total, basis)
-            elif pid in disturbance_gap(ctx):
-                out[pid] = ProjectArea(own, None, disturbance_gap(ctx)[pid])
+            elif pid in disturbance_gap(ctx) or plan_acres_problem(ctx, pid):
+                why = disturbance_gap(ctx).get(pid) or plan_acres_problem(ctx, pid)
+                out[pid] = ProjectArea(own, None, str(why))
             elif part is True:
                 out[pid] = ProjectArea(
                     own,

@@ -25,6 +25,7 @@ from gis_sw.analysis.permits.common import (
     disturbance_gap,
     flag,
     plan_acres,
+    plan_acres_problem,
     reached,
     say,
     sqft_pair,
@@ -224,8 +225,8 @@ def land_development(ctx: CheckContext) -> dict[str, bool | None]:
             )
             if reached(area(ctx)[pid], limit_sqft):
                 out[pid] = True
-            elif acres is None and pid in disturbance_gap(ctx):
-                out[pid] = None  # how much is disturbed is not known
+            elif acres is None and (pid in disturbance_gap(ctx) or plan_acres_problem(ctx, pid)):
+                out[pid] = None  # how much is disturbed, or the plan's size, is not known
             elif stated or (stated_flag is None and acres is not None):
                 # a larger plan's total beyond the proposal's own area is stated: the proposal
                 # is part of one, whatever part_of_larger_plan says (the stricter reading)
@@ -258,7 +259,7 @@ def _land_development_row(
             f"{figure} is below {acre} but is part of a larger common plan of development "
             f"or sale: this is {need}.{note}"
         )
-    gap = disturbance_gap(ctx).get(pid)
+    gap = disturbance_gap(ctx).get(pid) or plan_acres_problem(ctx, pid)
     if lda is None and gap:
         return Outcome.REVIEW, (
             f"{figure} is below {acre} as drawn, but {gap}, so whether this is a land "
