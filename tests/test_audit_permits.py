@@ -1,8 +1,8 @@
-"""Audit of SW101-SW106 and SW301: a disturbance that is missing, empty or a sliver.
+"""Audit of SW101-SW106 and SW301: a disturbance that is missing, empty or of no area.
 
 Before, a proposal whose disturbance polygons were absent, null, empty or of no area was
 passed by SW102 (not a land development activity), SW103 Condition B, SW106 (no overlap
-with any resource) and SW301 (within five acres), and a sliver or a drawn polygon beside a
+with any resource) and SW301 (within five acres), and a drawn polygon beside a
 null one was passed by SW101: nothing drawn is not nothing disturbed.  Now each is
 ``review`` naming what is missing and how to supply it.
 """
@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 import geopandas as gpd
-import numpy as np
 import pandas as pd
 import pytest
 import shapely
@@ -68,7 +67,7 @@ def row(found: gpd.GeoDataFrame, subject: str = "P-1") -> Any:
     return hit.iloc[0]
 
 
-SLIVER = Polygon([(0, 0), (100, 0), (100, 0.00004), (0, 0)])  # 0.002 sq ft: 0.00 rounded
+SLIVER = Polygon([(0, 0), (50, 0), (100, 0), (0, 0)])  # a ring along one line: 0 sq ft
 
 
 def test_whole_disturbance_control_passes(ruleset: Ruleset) -> None:
@@ -93,7 +92,7 @@ def test_whole_disturbance_control_passes(ruleset: Ruleset) -> None:
         ),
         pytest.param(
             [SLIVER],
-            "the disturbance polygons of proposal P-1 have no area (0.00 sq ft)",
+            "the disturbance polygons of proposal P-1 have no area (0 sq ft)",
             id="sliver",
         ),
     ],
@@ -163,16 +162,13 @@ def test_sw101_drawn_part_at_threshold_beside_a_null_polygon_is_still_required(
     assert (found["outcome"], found["measured"]) == ("required", 250.0)
 
 
-@pytest.mark.parametrize(
-    ("side_ft", "outcome"),
-    [
-        pytest.param(0.1, "pass", id="0.01-sq-ft-is-an-area"),
-        pytest.param(0.07, "review", id="0.0049-sq-ft-rounds-to-none"),
-    ],
-)
-def test_sw101_boundary_smallest_area_that_counts(
-    ruleset: Ruleset, side_ft: float, outcome: str
-) -> None:
-    found = row(permits.check_permit_threshold(context(ruleset, [box(0, 0, side_ft, side_ft)])))
-    assert found["outcome"] == outcome
-    assert np.round(side_ft * side_ft, 4) in (0.01, 0.0049)
+def test_sw101_boundary_tiny_area_is_measured_zero_area_is_review(ruleset: Ruleset) -> None:
+    # 0.001 x 0.001 ft (1e-6 sq ft) is an area, below 250 sq ft: pass (as the corpus has it);
+    # the same corner drawn as a ring along one line has none: review
+    tiny = row(permits.check_permit_threshold(context(ruleset, [box(0, 0, 0.001, 0.001)])))
+    assert tiny["outcome"] == "pass"
+    flat = Polygon([(0, 0), (0.0005, 0), (0.001, 0), (0, 0)])
+    assert flat.area == 0.0
+    none = row(permits.check_permit_threshold(context(ruleset, [flat])))
+    assert none["outcome"] == "review"
+    assert "have no area (0 sq ft)" in none["message"]

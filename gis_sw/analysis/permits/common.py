@@ -89,8 +89,9 @@ def disturbance_gap(ctx: CheckContext) -> dict[str, str]:
     """Return, for each proposal whose disturbance cannot be measured whole, why.
 
     A proposal with no disturbance polygons, with polygons that have no geometry (null or
-    empty), or whose polygons have no area (0.00 sq ft after rounding, a sliver) has no
-    disturbed area a rule may pass on.  Proposals whose disturbance is whole are absent.
+    empty), or whose polygons have no area at all (a degenerate ring, 0 sq ft) has no
+    disturbed area a rule may pass on; a tiny polygon of some area is measured as drawn.
+    Proposals whose disturbance is whole are absent.
     """
 
     def compute() -> dict[str, str]:
@@ -107,8 +108,8 @@ def disturbance_gap(ctx: CheckContext) -> dict[str, str]:
             elif (mine & blank).any():
                 listed = ", ".join(sorted(ids[mine & blank])[:5])
                 out[pid] = f"disturbance polygon(s) {listed} of proposal {pid} have no geometry"
-            elif round(area(ctx)[pid], 2) <= 0.0:
-                out[pid] = f"the disturbance polygons of proposal {pid} have no area (0.00 sq ft)"
+            elif area(ctx)[pid] <= 0.0:
+                out[pid] = f"the disturbance polygons of proposal {pid} have no area (0 sq ft)"
         return out
 
     return ctx.memo("permits.disturbance_gap", compute)

@@ -105,7 +105,7 @@ def _permit_areas(ctx: CheckContext) -> dict[str, PermitArea]:
         low = float(low_of.get(pid, 0.0))
         unzoned = max(total - sum(a for _, a in by_zone), 0.0) if problem is None else total
         gap = disturbance_gap(ctx).get(pid, "")
-        if pid not in has_dist or round(total, 2) <= 0.0:
+        if pid not in has_dist or total <= 0.0:
             outcome, decided = Outcome.REVIEW, "none"
         else:
             outcome, decided = _decide(ctx, total, low, unzoned)
