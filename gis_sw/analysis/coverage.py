@@ -15,6 +15,11 @@ The subject is the device for a finding about a device, else the proposal's dist
 A layer declared none (``[wells] none = true``) is an empty layer: rules may pass on it,
 and their pass and info messages say that it was declared none.
 
+A layer with features that have no location (a null or empty geometry), or that lost
+features when read (``on_bad_feature = "skip"``, :meth:`LayerSet.dropped`), is partial
+everywhere: an unlocated well may be the one within 50 ft.  Every ``pass`` or ``info`` of a
+rule relying on it becomes ``review`` naming those features (:func:`unlocated_features`).
+
 Parcels that share one geometry under different ids (condominium units stacked on one lot,
 :meth:`gis_sw.layers.layerset.LayerSet.duplicate_geometries`) are one lot: a message naming
 one of them names the others with it (:func:`name_shared_lots`).
@@ -32,6 +37,7 @@ import shapely
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.findings import Outcome
 from gis_sw.analysis.registry import layers_needed
+from gis_sw.layers.specs import TOWN_LAYERS
 
 __all__ = ["apply_coverage", "name_shared_lots"]
 
@@ -75,19 +81,83 @@ def _reach_ft(rows: gpd.GeoDataFrame) -> np.ndarray:
     return np.where(feet & np.isfinite(reach), np.maximum(reach, 0.0), 0.0)
 
 
+def unlocated_features(ctx: CheckContext, kind: str) -> str:
+    """Return the features of layer ``kind`` with no location, as a phrase ("" when none).
+
+    Features with a null or empty geometry (named by the layer's id column, else their row
+    from 1) and features dropped when the layer was read, with the reason.
+    """
+
+    def compute() -> str:
+        layer = ctx.layers.get(kind)
+        named: list[str] = []
+        if layer is not None and len(layer):
+            geoms = layer.geometry.to_numpy()
+            rows_at = np.flatnonzero(shapely.is_missing(geoms) | shapely.is_empty(geoms))
+            spec = TOWN_LAYERS.get(kind)
+            column = spec.id_column if spec is not None else None
+            ids = layer[column].to_numpy(dtype=object) if column in layer.columns else None
+            for i in rows_at[:5]:
+                value = ids[i] if ids is not None else None
+                label = f"row {i + 1}" if value is None or pd.isna(value) else str(value)
+                named.append(f"{label} (no geometry)")
+            if len(rows_at) > 5:
+                named.append(f"{len(rows_at) - 5} more with no geometry")
+        dropped = ctx.layers.dropped(kind)
+        named += [f"{d.feature} (dropped when read: {d.reason})" for d in dropped[:5]]
+        if len(dropped) > 5:
+            named.append(f"{len(dropped) - 5} more dropped")
+        return ", ".join(named)
+
+    return ctx.memo(f"coverage.unlocated.{kind}", compute)
+
+
+def _review_unlocated(
+    rule_id: str,
+    needed: tuple[str, ...],
+    passive: np.ndarray,
+    messages: np.ndarray,
+    ctx: CheckContext,
+) -> np.ndarray:
+    """Rewrite the passive rows' messages where a needed layer has unlocated features.
+
+    Returns which rows become ``review``.
+    """
+    missing = [(k, unlocated_features(ctx, k)) for k in needed]
+    missing = [(k, text) for k, text in missing if text]
+    if not missing or not passive.any():
+        return np.zeros(len(passive), dtype=bool)
+    what = "; ".join(f"{_words(k)}: {text}" for k, text in missing)
+    for i in np.flatnonzero(passive):
+        messages[i] = (
+            f"Features of a layer {rule_id} relies on have no location ({what}), so {rule_id} "
+            "cannot pass on what the layers show: give them their geometry, or remove them "
+            f"from the layer, and screen again. (The layers show: {messages[i]})"
+        )
+    return passive.copy()
+
+
 def apply_coverage(rule_id: str, rows: gpd.GeoDataFrame, ctx: CheckContext) -> gpd.GeoDataFrame:
-    """Turn passes outside a needed layer's coverage into review; note declared absences."""
+    """Turn passes outside a needed layer's coverage into review; note declared absences.
+
+    Passes of a rule whose layer has features with no location become review too.
+    """
     needed = layers_needed(rule_id)
     if not needed or not len(rows):
         return rows
     partial = [(k, ctx.layers.covers(k)) for k in needed if ctx.layers.covers(k) is not None]
     declared = [k for k in needed if k in ctx.layers.declared_none]
-    if not partial and not declared:
+    unlocated = any(unlocated_features(ctx, k) for k in needed)
+    if not partial and not declared and not unlocated:
         return rows
     rows = rows.copy()
     outcome = rows["outcome"].astype(str).to_numpy()
     passive = np.isin(outcome, [str(Outcome.PASS), str(Outcome.INFO)])
     messages = rows["message"].astype(str).to_numpy().copy()
+    if unlocated:
+        lost = _review_unlocated(rule_id, needed, passive, messages, ctx)
+        outcome = np.where(lost, str(Outcome.REVIEW), outcome)
+        passive &= ~lost
     if partial:
         geoms, is_device = _subjects(rows, ctx)
         present = np.array([g is not None and not shapely.is_empty(g) for g in geoms], dtype=bool)

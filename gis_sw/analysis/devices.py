@@ -94,9 +94,12 @@ def cells_with_centres(
 
 
 def cells_touched(
-    raster: RasterLayer, geometries: np.ndarray
+    raster: RasterLayer, geometries: np.ndarray, *, keep_nodata: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every (geometry, cell) pair for many geometries at once, nodata dropped.
+
+    ``keep_nodata`` keeps nodata cells (value ``nan``) of an unrotated grid, to tell where a
+    raster has no data under part of a geometry.
 
     A point gives the one cell it falls in (as :meth:`RasterLayer.sample_xy`); a line every
     cell it touches; a polygon every cell whose interior meets the polygon's.  Vectorised:
@@ -143,16 +146,37 @@ def cells_touched(
     hit[polygonal] &= ~shapely.touches(boxes[polygonal], geoms[owner][polygonal])
     hit[kinds == 0] = True  # a point: the cell its coordinates floor to
     values = raster.values[r, c]
-    keep = hit & ~np.isnan(values)
+    keep = hit if keep_nodata else hit & ~np.isnan(values)
     xs, ys = x0 + t.a / 2, y0 + t.e / 2
     return owner[keep], values[keep], xs[keep], ys[keep]
+
+
+def raster_gaps(raster: RasterLayer, geometries: np.ndarray) -> np.ndarray:
+    """Return, per geometry, whether the raster lacks data under part of it.
+
+    True where a cell the geometry touches is nodata, or the geometry reaches beyond the
+    raster's extent: a figure read from the other cells is then partial.  False for a null
+    or empty geometry (nothing is under it; callers say so on their own).
+    """
+    geoms = np.asarray(geometries, dtype=object)
+    out = np.zeros(len(geoms), dtype=bool)
+    present = ~(shapely.is_missing(geoms) | shapely.is_empty(geoms)) if len(geoms) else out
+    if not present.any():
+        return out
+    extent = shapely.box(*raster.bounds)
+    out[present] = ~shapely.covered_by(geoms[present], extent)
+    owner, values, _, _ = cells_touched(raster, geoms, keep_nodata=True)
+    out[np.unique(owner[np.isnan(values)])] = True
+    return out
 
 
 def device_frame(ctx: CheckContext) -> gpd.GeoDataFrame:
     """Every device with its parcel and highest ground elevation (cached per context).
 
     Columns added: ``parcel_index`` (positional, -1 when on no parcel), ``parcel_id``
-    (None when on no parcel), ``ground_max_ft`` (``nan`` without a DEM or DEM data).
+    (None when on no parcel), ``ground_max_ft`` (``nan`` without a DEM or DEM data),
+    ``ground_partial`` (True where the DEM has no data under part of the device, so the
+    highest ground read is partial).
     """
     return ctx.memo("devices.frame", lambda: _device_frame(ctx))
 
@@ -185,10 +209,13 @@ def _device_frame(ctx: CheckContext) -> gpd.GeoDataFrame:
         devices["parcel_id"] = None
     dem = ctx.layers.raster("dem")
     ground = np.full(n, np.nan)
+    partial = np.zeros(n, dtype=bool)
     if dem is not None and n:
         owner, values, _, _ = cells_touched(dem, geoms)
         np.fmax.at(ground, owner, values)
+        partial = raster_gaps(dem, geoms)
     devices["ground_max_ft"] = ground
+    devices["ground_partial"] = partial
     return devices
 
 
@@ -220,12 +247,15 @@ class Separation:
 
     ``separation_ft`` is ``nan`` when it cannot be computed; ``reason`` then says why.
     ``limit_ft`` is the elevation of the limit at the worst place (``nan`` when unknown).
+    ``partial`` says why the worst place may lie where a raster has no data (a separation
+    too small already fails; one large enough cannot pass on part of the device).
     """
 
     separation_ft: float
     source: str
     reason: str = ""
     limit_ft: float = math.nan
+    partial: str = ""
 
 
 def vertical_separation(ctx: CheckContext, kind: str) -> list[Separation]:
@@ -238,6 +268,36 @@ def _value(row: pd.Series, column: str) -> float:
     if value is None or pd.isna(value):
         return math.nan
     return float(value)
+
+
+def _given_problem(bottom: float, depth: float, hole: float, hole_column: str) -> str:
+    """Return why a device's bottom or test-hole figure cannot be used ("" when it can)."""
+    if not math.isnan(bottom) and not math.isfinite(bottom):
+        return (
+            f"its bottom_elevation_ft is {bottom}, not an elevation: give the bottom's "
+            "elevation in ft"
+        )
+    if math.isnan(bottom) and not math.isnan(depth) and not (math.isfinite(depth) and depth >= 0):
+        return (
+            f"its depth_ft is {depth:g}, not a depth below ground: give a depth of 0 ft or "
+            "more, or bottom_elevation_ft"
+        )
+    if not math.isnan(hole) and not math.isfinite(hole):
+        return f"its {hole_column} is {hole}, not an elevation: give the logged elevation in ft"
+    return ""
+
+
+def _above_ground(bottom: float, ground_max: float) -> str:
+    """Return why a bottom above the highest DEM ground under the device is contradictory."""
+    if not (math.isfinite(bottom) and math.isfinite(ground_max)):
+        return ""
+    if round(bottom, 2) <= round(ground_max, 2):
+        return ""
+    return (
+        f"its bottom_elevation_ft {bottom:,.2f} ft is above the highest ground under it "
+        f"({ground_max:,.2f} ft on the DEM), which contradicts a device below ground: check "
+        "the bottom elevation and its vertical datum"
+    )
 
 
 def _vertical(ctx: CheckContext, kind: str) -> list[Separation]:
@@ -254,13 +314,19 @@ def _vertical(ctx: CheckContext, kind: str) -> list[Separation]:
         if hole_column in devices.columns
         else np.full(n, np.nan)
     )
+    ground = devices["ground_max_ft"].to_numpy(dtype="float64")
     out: list[Separation | None] = [None] * n
     use_raster = []
     for i in range(n):
+        problem = _given_problem(bottoms[i], depths[i], holes[i], hole_column) or _above_ground(
+            bottoms[i], ground[i]
+        )
         if math.isnan(bottoms[i]) and math.isnan(depths[i]):
             out[i] = Separation(
                 math.nan, "", "its bottom is not given (no bottom_elevation_ft or depth_ft)"
             )
+        elif problem:
+            out[i] = Separation(math.nan, "", problem)
         elif not math.isnan(holes[i]):
             out[i] = _from_test_hole(
                 devices.iloc[i],
@@ -287,6 +353,7 @@ def _vertical(ctx: CheckContext, kind: str) -> list[Separation]:
             raster=raster,
             dem=dem,
             name=name,
+            hole_column=hole_column,
         )
         for i, sep in zip(rows, found, strict=True):
             out[i] = sep
@@ -306,6 +373,10 @@ def _from_test_hole(
                 math.nan, "test hole", "its bottom is given as a depth and no DEM covers it"
             )
         bottom = ground - depth
+        if bool(row["ground_partial"]):
+            partial = "the DEM has no data under part of the device, so its ground (and the "
+            partial += "bottom given as a depth below it) is not known: give bottom_elevation_ft"
+            return Separation(bottom - hole, f"test-hole {name} elevation", "", hole, partial)
     return Separation(bottom - hole, f"test-hole {name} elevation", "", hole)
 
 
@@ -317,8 +388,13 @@ def _from_raster(
     raster: RasterLayer,
     dem: RasterLayer | None,
     name: str,
+    hole_column: str,
 ) -> list[Separation]:
-    """Worst separation of many devices over the cells under them, in one vectorised pass."""
+    """Worst separation of many devices over the cells under them, in one vectorised pass.
+
+    Where the raster (or the DEM it needs) has no data under part of a device, the worst
+    separation of the rest is kept with a ``partial`` reason.
+    """
     n = len(geometries)
     owner, values, xs, ys = cells_touched(raster, geometries)
     source = f"{name} raster ({raster.mode})"
@@ -341,6 +417,10 @@ def _from_raster(
     worst_limit = np.full(n, np.nan)
     worst_sep[worst_owner[first]] = seps[ok][order][first]
     worst_limit[worst_owner[first]] = limits[ok][order][first]
+    raster_gap = raster_gaps(raster, geometries)
+    dem_gap = np.zeros(n, dtype=bool)
+    dem_gap[np.unique(owner[~ok])] = True  # a cell of the raster where the DEM has no data
+    fix = f"supply it over the whole device, or the logged elevation ({hole_column})"
     out = []
     for i in range(n):
         if not has_cells[i]:
@@ -356,5 +436,10 @@ def _from_raster(
         elif math.isnan(worst_sep[i]):
             out.append(Separation(math.nan, "", "the DEM has no data under the device"))
         else:
-            out.append(Separation(float(worst_sep[i]), source, "", float(worst_limit[i])))
+            partial = ""
+            if raster_gap[i]:
+                partial = f"the {name} raster has no data under part of the device: {fix}"
+            elif dem_gap[i] and needs_dem[i]:
+                partial = f"the DEM has no data under part of the device: {fix}"
+            out.append(Separation(float(worst_sep[i]), source, "", float(worst_limit[i]), partial))
     return out

@@ -55,7 +55,7 @@ def pairs_within(sources: object, targets: object, distance_ft: float) -> Pairs:
     Returns
     -------
     Pairs
-        Sorted by source, then distance.
+        Sorted by source, then distance, then target (ties go to the first target row).
     """
     src = _geoms(sources)
     tgt = _geoms(targets)
@@ -66,7 +66,8 @@ def pairs_within(sources: object, targets: object, distance_ft: float) -> Pairs:
     # A hair of slack so that a pair exactly at the limit is never lost to rounding in GEOS.
     s_idx, t_idx = tree.query(src, predicate="dwithin", distance=distance_ft + 1e-9)
     dist = shapely.distance(src[s_idx], tgt[t_idx])
-    order = np.lexsort((dist, s_idx))
+    # ties at one distance go to the first target row, whatever order the tree returns
+    order = np.lexsort((t_idx, dist, s_idx))
     return Pairs(s_idx[order].astype("int64"), t_idx[order].astype("int64"), dist[order])
 
 
@@ -144,11 +145,37 @@ def _pieces(targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     )
 
 
+TIE_FT = 1e-9
+"""Distances this close are a tie, which goes to the first target row."""
+
+
+def _first_of_ties(
+    source: np.ndarray, target: np.ndarray, distance_ft: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return one (source, target, distance) per source: the nearest, ties to the first row.
+
+    Distances within :data:`TIE_FT` of a source's least are ties; the lowest target index
+    among them wins, so the answer never depends on the order a tree returns its matches.
+    """
+    if len(source) == 0:
+        return source, target, distance_ft
+    least = np.full(int(source.max()) + 1, np.inf)
+    np.fmin.at(least, source, distance_ft)
+    tied = distance_ft <= least[source] + TIE_FT
+    source, target, distance_ft = source[tied], target[tied], distance_ft[tied]
+    order = np.lexsort((target, source))
+    source, target, distance_ft = source[order], target[order], distance_ft[order]
+    first = np.r_[True, source[1:] != source[:-1]]
+    return source[first], target[first], distance_ft[first]
+
+
 def nearest(sources: object, targets: object) -> tuple[np.ndarray, np.ndarray]:
     """Nearest target of each source at any distance, exact.
 
     Sources inside or touching a polygon target are at 0.  Otherwise the nearest piece of
     every target's boundary (cut into short pieces, :func:`_pieces`) gives the distance.
+    Targets at the same distance (within :data:`TIE_FT`) are a tie, which goes to the first
+    target row: the answer does not depend on the tree's order.
 
     Returns
     -------
@@ -168,16 +195,26 @@ def nearest(sources: object, targets: object) -> tuple[np.ndarray, np.ndarray]:
     kept = np.flatnonzero(~(shapely.is_missing(tgt) | shapely.is_empty(tgt)))
     if len(pieces) == 0:
         return index, dist
-    (s_idx, p_idx), d = shapely.STRtree(pieces).query_nearest(
-        src[rows], return_distance=True, all_matches=False
+    tree = shapely.STRtree(pieces)
+    (s_idx, _), d = tree.query_nearest(src[rows], return_distance=True, all_matches=False)
+    # every piece within a hair of the least distance is a tie: the first target row wins
+    least = np.full(len(rows), np.inf)
+    least[s_idx] = d
+    found = np.isfinite(least)
+    s_near, p_near = tree.query(
+        src[rows][found], predicate="dwithin", distance=least[found] + TIE_FT
     )
-    index[rows[s_idx]] = kept[owner[p_idx]]
-    dist[rows[s_idx]] = d
-    # inside a polygon: distance 0 to it
+    s_near = np.flatnonzero(found)[s_near]
+    d_near = shapely.distance(src[rows][s_near], pieces[p_near])
+    s_pick, t_pick, d_pick = _first_of_ties(s_near, kept[owner[p_near]], d_near)
+    index[rows[s_pick]] = t_pick
+    dist[rows[s_pick]] = d_pick
+    # inside a polygon: distance 0 to it (the first such polygon row)
     polygons = np.flatnonzero(np.isin(shapely.get_type_id(tgt), [3, 6]))
     if len(polygons):
         s_in, t_in = shapely.STRtree(tgt[polygons]).query(src[rows], predicate="intersects")
-        index[rows[s_in]] = polygons[t_in]
+        s_in, t_in, _ = _first_of_ties(s_in, polygons[t_in], np.zeros(len(s_in)))
+        index[rows[s_in]] = t_in
         dist[rows[s_in]] = 0.0
     return index, dist
 

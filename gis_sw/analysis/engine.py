@@ -33,7 +33,7 @@ from gis_sw.analysis.findings import (
     finding_id,
 )
 from gis_sw.analysis.registry import RULES_BY_ID, Rule, rule_title, select_rules
-from gis_sw.errors import GisSwError
+from gis_sw.errors import GisSwError, ProposalError
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.proposals import Proposals
 from gis_sw.ruleset import Ruleset
@@ -226,6 +226,30 @@ def _checked(rule: Rule, rows: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     return rows
 
 
+def check_unique_devices(proposals: Proposals) -> None:
+    """Refuse devices that share one id within a proposal: their findings could not be told apart.
+
+    Raises
+    ------
+    ProposalError
+        Naming the proposal, the repeated device ids and the fix.
+    """
+    devices = proposals.devices
+    if len(devices) < 2:
+        return
+    keys = pd.DataFrame(
+        {"proposal": devices["proposal_id"].astype(str), "device": devices["device_id"].astype(str)}
+    )
+    repeated = keys[keys.duplicated(keep=False)].drop_duplicates()
+    if len(repeated):
+        listed = ", ".join(f"{d} (proposal {p})" for p, d in repeated.head(5).to_numpy())
+        raise ProposalError(
+            f"{proposals.source}: devices layer: device_id {listed} is given to more than one "
+            "device of a proposal, so their findings could not be told apart. Fix: give each "
+            "device its own device_id."
+        )
+
+
 def run_rules(
     layers: LayerSet,
     proposals: Proposals,
@@ -259,7 +283,13 @@ def run_rules(
     GeoDataFrame
         Columns :data:`FINDING_COLUMNS` in the working CRS, sorted by proposal, rule,
         outcome and subject.
+
+    Raises
+    ------
+    ProposalError
+        When two devices of one proposal share a device_id (:func:`check_unique_devices`).
     """
+    check_unique_devices(proposals)
     ctx = context or CheckContext(layers=layers, proposals=proposals, ruleset=ruleset)
     frames, parts = [], []
     for rule in select_rules(select, ignore):

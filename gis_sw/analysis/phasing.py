@@ -31,6 +31,7 @@ import shapely
 
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.findings import Findings, Outcome, rule_check
+from gis_sw.analysis.permits.common import GAP_FIX, disturbance_gap
 from gis_sw.analysis.wording import acres_sqft_pair
 from gis_sw.layers.proposals import Proposals
 from gis_sw.units import SQFT_PER_ACRE
@@ -449,6 +450,7 @@ def check_five_acre_limit(ctx: CheckContext, rows: Findings) -> None:
     limit_acres = ctx.ruleset.phasing.max_disturbed_acres
     rows.threshold, rows.unit = limit_acres, "acres"
     approvals = ctx.proposals.attributes["approved_swppp"].to_dict()
+    gaps = disturbance_gap(ctx)
     totals = {str(k): float(v) for k, v in ctx.disturbed_area_sqft.items()}
     unions = ctx.disturbance_union.to_dict()
     # Whole columns as arrays once; each proposal is a slice (no per-group pandas work).
@@ -477,4 +479,10 @@ def check_five_acre_limit(ctx: CheckContext, rows: Findings) -> None:
             approved = _approved(approvals.get(pid))
             outcome, msg = _dated_row(plan, peak, total_sqft, limit_acres, approved)
             acres, geom = peak.acres, peak.geometry
+        if outcome is Outcome.PASS and pid in gaps:
+            outcome = Outcome.REVIEW
+            msg = (
+                f"The area disturbed at one time cannot be checked: {gaps[pid]}. Fix: {GAP_FIX} "
+                f"({rows.citation})."
+            )
         rows.add(pid, outcome, msg, measured=round(acres, 6), geometry=geom)

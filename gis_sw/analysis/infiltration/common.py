@@ -83,16 +83,28 @@ class DeviceRows:
     """One finding per device, in device order, on a check's builder.
 
     Every device starts as ``review`` with its own geometry; :meth:`set` decides it, adds
-    the rule's citation to the message and rounds the measured figure to 0.01.
+    the rule's citation to the message and rounds the measured figure to 0.01.  A rule that
+    measures where a device is (``spatial``) never passes a device with no location (a null
+    or empty geometry): nothing near nowhere is not nothing near the device.
     """
 
-    __slots__ = ("ctx", "devices", "geoms", "ids", "rows")
+    __slots__ = ("ctx", "devices", "geoms", "ids", "located", "rows", "spatial")
 
-    def __init__(self, ctx: CheckContext, rows: Findings, threshold: float, unit: str = "ft"):
+    def __init__(
+        self,
+        ctx: CheckContext,
+        rows: Findings,
+        threshold: float,
+        unit: str = "ft",
+        *,
+        spatial: bool = True,
+    ):
         self.ctx = ctx
         self.rows = rows
+        self.spatial = spatial
         self.devices = device_frame(ctx)
         self.geoms = self.devices.geometry.to_numpy()
+        self.located = ~(shapely.is_missing(self.geoms) | shapely.is_empty(self.geoms))
         self.ids = self.devices["device_id"].astype(str).to_numpy()
         rows.threshold, rows.unit = threshold, unit
         if len(self.devices):
@@ -121,7 +133,19 @@ class DeviceRows:
         measured: float = math.nan,
         geometry: shapely.Geometry | None = None,
     ) -> None:
-        """Decide device ``i``: ``message`` gets the citation, ``measured`` is rounded."""
+        """Decide device ``i``: ``message`` gets the citation, ``measured`` is rounded.
+
+        A pass (or a reported figure) of a spatial rule on a device with no location
+        becomes ``review``.
+        """
+        passive = outcome in (Outcome.PASS, Outcome.INFO)
+        if passive and self.spatial and not self.located[i]:
+            outcome, measured, geometry = Outcome.REVIEW, math.nan, None
+            message = (
+                f"{self.name(i)} has no location (its geometry is null or empty), so this "
+                "cannot be measured and the rule cannot pass: draw the device's point or "
+                "footprint in the devices layer"
+            )
         self.rows.set(
             i,
             outcome,

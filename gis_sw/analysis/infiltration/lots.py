@@ -6,6 +6,7 @@ SW206 measures to the town's buildings and to the proposal's own new roofs
 
 from __future__ import annotations
 
+import geopandas as gpd
 import numpy as np
 import pandas as pd
 import shapely
@@ -45,6 +46,7 @@ def check_property_line(ctx: CheckContext, out: Findings) -> None:
         )
     ok = meets_minimum(dist, limit, tol) & inside
     parcel_ids = devs["parcel_id"].to_numpy()
+    overlaps = _overlapping_parcels(geoms, idx, parcels)
     for i in range(len(devs)):
         name, parcel = rows.name(i), parcel_ids[i]
         if not on[i]:
@@ -57,6 +59,16 @@ def check_property_line(ctx: CheckContext, out: Findings) -> None:
                 f"less than the {limit_ft(limit)} minimum)",
                 measured=0.0,
                 geometry=lines[i],
+            )
+        elif ok[i] and overlaps[i]:
+            rows.set(
+                i,
+                Outcome.REVIEW,
+                f"{name} is {ft(dist[i])} from the line of parcel {parcel}, but it also lies in "
+                f"parcel {overlaps[i]}, which overlaps parcel {parcel}: the parcels layer "
+                "contradicts itself, so the property line cannot be told; fix the overlapping "
+                f"parcels to check the {limit_ft(limit)} minimum",
+                measured=dist[i],
             )
         elif ok[i]:
             rows.set(
@@ -76,6 +88,29 @@ def check_property_line(ctx: CheckContext, out: Findings) -> None:
                 geometry=lines[i],
             )
     return
+
+
+def _overlapping_parcels(
+    geoms: np.ndarray, parcel_index: np.ndarray, parcels: gpd.GeoDataFrame | None
+) -> list[str]:
+    """Return, per device, the other parcels whose interior holds it too ("" when none).
+
+    Parcels with the same geometry as the device's own are one lot under several ids
+    (condominium units) and do not count; abutting parcels never hold a point inside both.
+    """
+    out = [""] * len(geoms)
+    on = np.flatnonzero(parcel_index >= 0)
+    if parcels is None or not len(on):
+        return out
+    lots = parcels.geometry.to_numpy()
+    ids = parcels["parcel_id"].astype(str).to_numpy()
+    points = shapely.point_on_surface(geoms[on])
+    d_pos, p_idx = shapely.STRtree(lots).query(points, predicate="within")
+    own = parcel_index[on[d_pos]]
+    other = (p_idx != own) & ~shapely.equals(lots[p_idx], lots[own])
+    for k, p in zip(on[d_pos[other]], p_idx[other], strict=True):
+        out[k] = f"{out[k]}, {ids[p]}" if out[k] else str(ids[p])
+    return out
 
 
 @rule_check

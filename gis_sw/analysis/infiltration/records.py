@@ -33,6 +33,16 @@ def _vertical_rule(ctx: CheckContext, out: Findings, kind: str, minimum: float) 
             )
             continue
         ok = bool(meets_minimum(sep.separation_ft, minimum, tol))
+        if ok and sep.partial:
+            rows.set(
+                i,
+                Outcome.REVIEW,
+                f"{name}'s bottom is {ft(float(round_ft(sep.separation_ft)))} above {noun} "
+                f"where it can be measured, but {sep.partial}; the {limit_ft(minimum)} minimum "
+                "cannot be confirmed",
+                measured=sep.separation_ft,
+            )
+            continue
         relation = "at least" if ok else "less than"
         rounded = float(round_ft(sep.separation_ft))
         where = "above" if rounded >= 0 else "below"
@@ -62,7 +72,7 @@ def check_bedrock_separation(ctx: CheckContext, out: Findings) -> None:
 @rule_check
 def check_sedimentation_device(ctx: CheckContext, out: Findings) -> None:
     """Check SW207: each device includes a sedimentation device."""
-    rows = DeviceRows(ctx, out, math.nan, unit="")
+    rows = DeviceRows(ctx, out, math.nan, unit="", spatial=False)
     for i, value in enumerate(rows.devices["has_sedimentation_device"]):
         name = rows.name(i)
         if pd.isna(value):
@@ -85,7 +95,7 @@ def check_sedimentation_device(ctx: CheckContext, out: Findings) -> None:
 @rule_check
 def check_test_holes(ctx: CheckContext, out: Findings) -> None:
     """Check SW209: deep test holes and percolation tests at the device, witnessed and logged."""
-    rows = DeviceRows(ctx, out, math.nan, unit="")
+    rows = DeviceRows(ctx, out, math.nan, unit="", spatial=False)
     for i, value in enumerate(rows.devices["test_hole_logged"]):
         name = rows.name(i)
         if not pd.isna(value) and bool(value):

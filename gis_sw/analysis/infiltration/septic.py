@@ -13,7 +13,7 @@ import numpy as np
 import shapely
 
 from gis_sw.analysis.context import CheckContext
-from gis_sw.analysis.devices import ground_difference_ft, up_gradient
+from gis_sw.analysis.devices import ground_difference_ft, raster_gaps, up_gradient
 from gis_sw.analysis.distances import meets_minimum, pairs_within
 from gis_sw.analysis.findings import Findings, Outcome, rule_check
 from gis_sw.analysis.infiltration.common import (
@@ -105,6 +105,7 @@ def _septic_pairs(
         return
     flat_ft = rows.ctx.ruleset.devices.upgradient_flat_tolerance_ft
     ground = float(rows.devices["ground_max_ft"].iat[i])
+    partial = bool(rows.devices["ground_partial"].iat[i])
     unknown: tuple[int, float] | None = None
     flat: tuple[int, float, float, float] | None = None
     first_low = math.nan
@@ -118,6 +119,10 @@ def _septic_pairs(
         low = float(cells.min())
         diff = float(ground_difference_ft(ground, low))
         side = int(up_gradient(diff, flat_ft))
+        if side <= 0 and (partial or bool(raster_gaps(dem, np.array([near_part]))[0])):
+            # ground higher under the device, or lower under the field, may lie in the gap
+            unknown = unknown or (t, d)
+            continue
         if side > 0:
             rows.set(
                 i,
@@ -139,7 +144,8 @@ def _septic_pairs(
             i,
             Outcome.REVIEW,
             f"{rows.name(i)} is {ft(d)} from {names[t]}, within {limit_ft(limit)}; the DEM "
-            "has no data under the device or the field, so up-gradient cannot be decided",
+            "has no data under the device or the field (or part of one), so up-gradient cannot "
+            "be decided: supply the DEM over both",
             measured=d,
             geometry=shapely.shortest_line(device, fields[t]),
         )

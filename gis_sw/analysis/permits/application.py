@@ -8,6 +8,7 @@ agricultural activity with new roofs is review.  Every other rule still runs.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -217,6 +218,8 @@ def check_application(ctx: CheckContext, rows: Findings) -> None:
     for pid in ctx.proposals.ids:
         cost = attr(ctx, "construction_cost_usd").get(pid)
         cost = None if cost is None or pd.isna(cost) else float(cost)
+        if cost is not None and not (math.isfinite(cost) and cost >= 0):
+            cost = None  # not a cost estimate: the inspection fee cannot be computed
         out, msg, due = _application_row(ctx, areas[pid].outcome, cost, rows.citation)
         rows.add(pid, out, msg, measured=due, geometry=union(ctx)[pid])
 

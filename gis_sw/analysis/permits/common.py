@@ -85,6 +85,40 @@ def attr(ctx: CheckContext, column: str) -> dict[str, Any]:
     )
 
 
+def disturbance_gap(ctx: CheckContext) -> dict[str, str]:
+    """Return, for each proposal whose disturbance cannot be measured whole, why.
+
+    A proposal with no disturbance polygons, with polygons that have no geometry (null or
+    empty), or whose polygons have no area at all (a degenerate ring, 0 sq ft) has no
+    disturbed area a rule may pass on; a tiny polygon of some area is measured as drawn.
+    Proposals whose disturbance is whole are absent.
+    """
+
+    def compute() -> dict[str, str]:
+        dist = ctx.proposals.disturbance
+        geoms = dist.geometry.to_numpy()
+        blank = shapely.is_missing(geoms) | shapely.is_empty(geoms)
+        pids = dist["proposal_id"].astype(str).to_numpy()
+        ids = dist["disturbance_id"].astype(str).to_numpy()
+        out: dict[str, str] = {}
+        for pid in ctx.proposals.ids:
+            mine = pids == pid
+            if not mine.any():
+                out[pid] = f"proposal {pid} has no disturbance polygons"
+            elif (mine & blank).any():
+                listed = ", ".join(sorted(ids[mine & blank])[:5])
+                out[pid] = f"disturbance polygon(s) {listed} of proposal {pid} have no geometry"
+            elif area(ctx)[pid] <= 0.0:
+                out[pid] = f"the disturbance polygons of proposal {pid} have no area (0 sq ft)"
+        return out
+
+    return ctx.memo("permits.disturbance_gap", compute)
+
+
+GAP_FIX = "draw each polygon's limits of disturbance in the disturbance layer"
+"""How a proposal with a :func:`disturbance_gap` is fixed, for messages."""
+
+
 def _missing(value: Any) -> bool:
     return value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value))
 
@@ -100,6 +134,23 @@ def text(value: Any) -> str | None:
         return None
     stripped = str(value).strip()
     return stripped or None
+
+
+def plan_acres_problem(ctx: CheckContext, pid: str) -> str | None:
+    """Return why a given ``larger_plan_acres`` is not an area (None: not given, or an area).
+
+    A value that is given but is no finite number of 0 or more (``-1``, ``inf``, text) says a
+    larger plan exists without saying its size: never read as "not given".
+    """
+    value = attr(ctx, "larger_plan_acres").get(pid)
+    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
+        return None
+    if plan_acres(ctx, pid) is not None:
+        return None
+    return (
+        f"its larger_plan_acres is {value!r}, not an area in acres (give the larger common "
+        "plan's total, 0 or more)"
+    )
 
 
 def plan_acres(ctx: CheckContext, pid: str) -> float | None:

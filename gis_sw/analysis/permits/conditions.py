@@ -23,8 +23,10 @@ from gis_sw.analysis.permits.common import (
     WORDING_DEFAULTS,
     area,
     attr,
+    disturbance_gap,
     flag,
     plan_acres,
+    plan_acres_problem,
     reached,
     text,
     union,
@@ -66,6 +68,9 @@ def project_area(ctx: CheckContext) -> dict[str, ProjectArea]:
                         f"(larger_plan_acres = {acres:,g}) is less"
                     )
                 out[pid] = ProjectArea(own, total, basis)
+            elif pid in disturbance_gap(ctx) or plan_acres_problem(ctx, pid):
+                why = disturbance_gap(ctx).get(pid) or plan_acres_problem(ctx, pid)
+                out[pid] = ProjectArea(own, None, str(why))
             elif part is True:
                 out[pid] = ProjectArea(
                     own,

@@ -17,7 +17,7 @@ from gis_sw.analysis.bands import adjacent_band_near
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.findings import Findings, Outcome, rule_check
 from gis_sw.analysis.overlay import area_by_key
-from gis_sw.analysis.permits.common import EMPTY, say, union
+from gis_sw.analysis.permits.common import EMPTY, GAP_FIX, disturbance_gap, say, union
 from gis_sw.analysis.wording import fmt_limit, fmt_sqft
 
 _RESOURCES: tuple[tuple[str, str, str], ...] = (
@@ -131,12 +131,16 @@ def check_mapped_resources(ctx: CheckContext, rows: Findings) -> None:
         if layer is not None and kind in name_cols
     }
     rows.threshold, rows.unit, rows.decimals = 0.0, "sq ft", 2
+    gaps = disturbance_gap(ctx)
     for pid in ctx.proposals.ids:
         whole = union(ctx)[pid]
         for kind, _, _ in _RESOURCES:
             found = overlaps[kind].get(pid, (0.0, EMPTY)) if kind in overlaps else None
             names = names_of.get(kind, {}).get(pid, "")
             out, msg, meas, geom = _resource_row(ctx, kind, found, names, rows.citation)
+            if out is Outcome.PASS and pid in gaps:
+                out, meas = Outcome.REVIEW, float("nan")
+                msg = _gap_message(_LABELS[kind][0], gaps[pid], rows.citation)
             rows.add(
                 pid,
                 out,
@@ -146,6 +150,14 @@ def check_mapped_resources(ctx: CheckContext, rows: Findings) -> None:
                 geometry=whole if geom is None else geom,
             )
     _stream_findings(ctx, rows)
+
+
+def _gap_message(label: str, gap: str, cite: str) -> str:
+    """Return why a resource's overlap cannot be checked when the disturbance is not whole."""
+    return (
+        f"The overlap of the disturbance with {label} cannot be checked: {gap}. Fix: "
+        f"{GAP_FIX}; the plan must show {label} ({cite})."
+    )
 
 
 def _stream_findings(ctx: CheckContext, rows: Findings) -> None:
@@ -184,6 +196,9 @@ def _stream_findings(ctx: CheckContext, rows: Findings) -> None:
             out, meas = Outcome.REQUIRED, length_ft
             geom = inside if not shapely.is_empty(inside) else whole
             msg = f"{how}: the plan must show it and {consequence} ({cite})."
+        elif pid in disturbance_gap(ctx):
+            out, meas, geom = Outcome.REVIEW, float("nan"), whole
+            msg = _gap_message("mapped streams", disturbance_gap(ctx)[pid], cite)
         else:
             out, meas, geom = Outcome.PASS, 0.0, whole
             msg = f"The disturbance does not cross or touch a mapped stream ({cite})."

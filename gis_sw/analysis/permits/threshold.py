@@ -19,10 +19,13 @@ from gis_sw.analysis.findings import Findings, Outcome, rule_check
 from gis_sw.analysis.overlay import area_by_key
 from gis_sw.analysis.permits.common import (
     EMPTY,
+    GAP_FIX,
     area,
     attr,
+    disturbance_gap,
     flag,
     plan_acres,
+    plan_acres_problem,
     reached,
     say,
     sqft_pair,
@@ -45,7 +48,8 @@ class PermitArea:
     low_part: shapely.Geometry
     zoning_problem: str | None  # why the zone split is unknown, when it is
     outcome: Outcome
-    decided_by: str  # "any", "low", "below", "unknown", "none"
+    decided_by: str  # "any", "low", "below", "unknown", "none", "partial"
+    gap: str = ""  # why the disturbed area is not known whole (:func:`disturbance_gap`)
 
 
 def permit_areas(ctx: CheckContext) -> dict[str, PermitArea]:
@@ -100,10 +104,13 @@ def _permit_areas(ctx: CheckContext) -> dict[str, PermitArea]:
         by_zone = tuple(by_zone_of.get(pid, ()))
         low = float(low_of.get(pid, 0.0))
         unzoned = max(total - sum(a for _, a in by_zone), 0.0) if problem is None else total
+        gap = disturbance_gap(ctx).get(pid, "")
         if pid not in has_dist or total <= 0.0:
             outcome, decided = Outcome.REVIEW, "none"
         else:
             outcome, decided = _decide(ctx, total, low, unzoned)
+            if gap and outcome is not Outcome.REQUIRED:
+                outcome, decided = Outcome.REVIEW, "partial"
         out[pid] = PermitArea(
             proposal_id=pid,
             total_sqft=total,
@@ -115,6 +122,7 @@ def _permit_areas(ctx: CheckContext) -> dict[str, PermitArea]:
             zoning_problem=problem,
             outcome=outcome,
             decided_by=decided,
+            gap=gap,
         )
     return out
 
@@ -136,7 +144,17 @@ def _threshold_row(ctx: CheckContext, pa: PermitArea, cite: str) -> tuple[str, f
             f"Proposal {pid} has no disturbance polygons: the permit threshold cannot be "
             f"checked ({cite})."
         )
+        if pa.gap and "has no disturbance polygons" not in pa.gap:
+            msg = f"The permit threshold cannot be checked: {pa.gap}. Fix: {GAP_FIX} ({cite})."
         return msg, float("nan"), t_any, pa.union
+    if pa.decided_by == "partial":
+        m, lim_text = sqft_pair(pa.total_sqft, t_any)
+        msg = (
+            f"Disturbance of {m} sq ft drawn is below the {lim_text} sq ft threshold, but "
+            f"{pa.gap}, so the whole disturbed area is not known: review. Fix: {GAP_FIX} "
+            f"({cite})."
+        )
+        return msg, pa.total_sqft, t_any, pa.union
     if pa.decided_by == "any":
         low_m, low_l = sqft_pair(pa.low_sqft, t_low)
         also = (
@@ -207,6 +225,8 @@ def land_development(ctx: CheckContext) -> dict[str, bool | None]:
             )
             if reached(area(ctx)[pid], limit_sqft):
                 out[pid] = True
+            elif acres is None and (pid in disturbance_gap(ctx) or plan_acres_problem(ctx, pid)):
+                out[pid] = None  # how much is disturbed, or the plan's size, is not known
             elif stated or (stated_flag is None and acres is not None):
                 # a larger plan's total beyond the proposal's own area is stated: the proposal
                 # is part of one, whatever part_of_larger_plan says (the stricter reading)
@@ -238,6 +258,12 @@ def _land_development_row(
         return Outcome.REQUIRED, (
             f"{figure} is below {acre} but is part of a larger common plan of development "
             f"or sale: this is {need}.{note}"
+        )
+    gap = disturbance_gap(ctx).get(pid) or plan_acres_problem(ctx, pid)
+    if lda is None and gap:
+        return Outcome.REVIEW, (
+            f"{figure} is below {acre} as drawn, but {gap}, so whether this is a land "
+            f"development activity needing a SWPPP is unknown. Fix: {GAP_FIX} ({cite})."
         )
     if lda is None:
         return Outcome.REVIEW, (
