@@ -116,3 +116,20 @@ def test_county_dem_read_in_a_window_keeps_the_file_extent(tmp_path: Path, rules
     whole, _ = read_raster(path, kind="dem", working_crs=working, units="ft")
     assert whole.file_extent is None
     assert condition_a(_ctx_with(ruleset, whole))["outcome"] == "pass"
+
+
+def test_impaired_water_without_geometry_is_review_not_a_crash(ruleset: Ruleset) -> None:
+    import geopandas as gpd
+    import pandas as pd
+
+    from gis_sw.analysis.engine import run_rules
+
+    waters = pd.concat([impaired(), impaired(None)], ignore_index=True)
+    waters = gpd.GeoDataFrame(waters, geometry="geometry", crs=CRS)
+    ctx = context(ruleset, water=waters, surface="away")
+    found = condition_a(ctx)  # the check alone reads the located brook: flows away
+    assert found["outcome"] == "pass"
+    findings = run_rules(ctx.layers, ctx.proposals, ruleset, select=["SW103"])
+    row = findings[findings["subject_id"] == "P-1:condition-A"].iloc[0]
+    assert row["outcome"] == "review"  # the engine: a feature of the layer has no location
+    assert "no geometry" in row["message"]

@@ -91,6 +91,10 @@ def _discharge(ctx: CheckContext, ids: list[str]) -> dict[str, Discharge]:
             p: Discharge(Reach.UNKNOWN, "the impaired_waters layer was not provided", unions[p])
             for p in ids
         }
+    # a feature without a location shows nothing here; the engine's coverage step makes
+    # the passes that rely on the layer review, naming it
+    located = layer.geometry.notna().to_numpy() & ~shapely.is_empty(layer.geometry.to_numpy())
+    layer = layer[located]
     params = ctx.ruleset.section("condition_a")
     listings = tuple(str(v) for v in params.get("watershed_listings", WATERSHED_LISTINGS))
     sheds, bodies = split_impaired(layer, listings)
