@@ -16,10 +16,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from gis_sw.analysis.engine import run_rules
-from gis_sw.layers.read import read_layers, read_proposals
+import gis_sw
 from gis_sw.outputs.deliverable import write_application_reports
-from gis_sw.ruleset import load_ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "data" / "sample"
@@ -28,20 +26,17 @@ PROPOSAL = "P07-commercial-phased-7ac"
 
 
 def main() -> int:
+    """Write P07's report.pdf and its first page as a PNG; return the exit code."""
     if shutil.which("pdftoppm") is None:
         print("pdftoppm is missing: apt-get install poppler-utils", file=sys.stderr)  # noqa: T201
         return 2
-    ruleset = load_ruleset(None)
-    layers = read_layers(SAMPLE / "layers.toml", ruleset=ruleset)
-    proposals = read_proposals(SAMPLE / "proposals.gpkg", ruleset=ruleset)
-    findings = run_rules(layers, proposals, ruleset)
+    town = gis_sw.read_town(SAMPLE / "layers.toml")
+    proposals = gis_sw.read_proposals(SAMPLE / "proposals.gpkg", ruleset=town.ruleset)
+    screening = town.screen(proposals)
     with tempfile.TemporaryDirectory() as folder:
         report = write_application_reports(
             folder,
-            findings,
-            layers=layers,
-            proposals=proposals,
-            ruleset=ruleset,
+            screening,
             stem=lambda pid: pid,
             proposal_ids=[PROPOSAL],
         )[0]

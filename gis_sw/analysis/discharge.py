@@ -1,4 +1,4 @@
-"""Condition A of SW103 by discharge: does runoff from a disturbance reach an impaired water?
+"""Condition A of SW103 by discharge: runoff from a disturbance and the impaired waters.
 
 § 183-7B(2)(a) asks whether runoff from the site *discharges to* an impaired water.  A
 watershed listing (TMDL) is judged by overlap; a mapped impaired water body by where the
