@@ -246,3 +246,44 @@ def test_reprojected_raster_is_read_over_the_town(tmp_path: Path, sample_town: T
     assert got.values.shape == want.values.shape
     assert got.transform == want.transform
     _findings_equal(full, windowed, one)
+
+
+def test_a_feature_without_geometry_far_from_the_window_is_still_named(
+    tmp_path: Path, sample_town: Town
+) -> None:
+    """A null geometry has no R-tree entry: the windowed read takes it all the same, so
+    validation refuses it as a whole read does (it was silently left out)."""
+    copy = tmp_path / "sample"
+    shutil.copytree(SAMPLE, copy)
+    parcels = pyogrio.read_dataframe(copy / "town.gpkg", layer="parcels")
+    far = parcels.index[-1]
+    parcels.loc[far, "geometry"] = None
+    pyogrio.write_dataframe(parcels, copy / "town.gpkg", layer="parcels")
+    x, y = _lot_point(sample_town, "3.1-2-5")
+    with pytest.raises(LayerError) as whole:
+        gis_sw.read_town(copy / "layers.toml")
+    with pytest.raises(LayerError) as windowed:
+        gis_sw.read_town(copy / "layers.toml", around=_addition(x, y))
+    assert str(windowed.value) == str(whole.value)
+    assert str(parcels.loc[far, "parcel_id"]) in str(windowed.value)
+    assert "no geometry" in str(windowed.value)
+
+
+def test_geoparquet_window_keeps_rows_without_a_bbox(tmp_path: Path) -> None:
+    """Rows with no geometry or an empty one have no bbox: a window read keeps them."""
+    from gis_sw.layers.window import ParquetWindow, read_parquet_window
+
+    frame = gpd.GeoDataFrame(
+        {"well_id": ["in", "null", "empty", "far"]},
+        geometry=[
+            shapely.box(0, 0, 1, 1),
+            None,
+            shapely.Polygon(),
+            shapely.box(500, 500, 501, 501),
+        ],
+        crs=CRS,
+    )
+    path = tmp_path / "wells.parquet"
+    frame.to_parquet(path, write_covering_bbox=True)
+    found = read_parquet_window(path, ParquetWindow((0.0, 0.0, 2.0, 2.0)))
+    assert found["well_id"].tolist() == ["in", "null", "empty"]

@@ -202,7 +202,12 @@ def _window_clause(
     x0, y0, x1, y1 = project_box(box, working_crs=working, crs=source)
     with conn.cursor() as cur:
         cur.execute("SET LOCAL enable_indexscan = off")
-    clause = sql.SQL(" WHERE q.{g}{cast} && ST_MakeEnvelope({x0}, {y0}, {x1}, {y1}, {srid})")
+    # features with no geometry (or an empty one) meet no box: read them all the same, so
+    # validation names them as a whole read does
+    clause = sql.SQL(
+        " WHERE (q.{g}{cast} && ST_MakeEnvelope({x0}, {y0}, {x1}, {y1}, {srid})"
+        " OR q.{g} IS NULL OR ST_IsEmpty(q.{g}{cast}))"
+    )
     return clause.format(
         g=sql.Identifier(geom_col),
         cast=cast,

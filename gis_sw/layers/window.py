@@ -27,6 +27,7 @@ from pathlib import Path
 
 import geopandas as gpd
 import numpy as np
+import pandas as pd
 import pyogrio
 
 __all__ = [
@@ -230,7 +231,19 @@ def gpkg_window_rows(path: Path, window: GpkgWindow) -> tuple[np.ndarray, np.nda
             ),
             dtype=np.int64,
         )
-        fids.sort()
+        # features with no geometry (or an empty one) have no R-tree entry: read them all,
+        # so validation names them as a whole read does
+        unlocated = np.fromiter(
+            (
+                r[0]
+                for r in conn.execute(
+                    f"SELECT rowid FROM {_quoted(layer.table)} "  # noqa: S608 (quoted)
+                    f"WHERE rowid NOT IN (SELECT id FROM {_quoted(layer.rtree)})"
+                )
+            ),
+            dtype=np.int64,
+        )
+        fids = np.union1d(fids, unlocated)
         return fids, _layer_rows(conn, layer.table, fids)
     except sqlite3.Error:
         return None
@@ -321,4 +334,23 @@ def read_parquet_window(path: Path, window: ParquetWindow) -> gpd.GeoDataFrame:
     OSError, ValueError
         When pyarrow cannot read the file (the caller names it).
     """
-    return gpd.read_parquet(path, bbox=window.box)
+    found = gpd.read_parquet(path, bbox=window.box)
+    # rows with no geometry (or an empty one) have no bbox: read them all the same, so
+    # validation names them as a whole read does
+    unlocated = _unlocated_parquet_rows(path)
+    if len(unlocated) == 0:
+        return found
+    return gpd.GeoDataFrame(pd.concat([found, unlocated], ignore_index=True), crs=found.crs)
+
+
+def _unlocated_parquet_rows(path: Path) -> gpd.GeoDataFrame:
+    """Return a GeoParquet file's rows without a bbox (no geometry, or an empty one)."""
+    import json
+
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    geo = json.loads((pq.read_schema(path).metadata or {})[b"geo"])
+    xmin = geo["columns"][geo["primary_column"]]["covering"]["bbox"]["xmin"]
+    names = [xmin] if isinstance(xmin, str) else list(xmin)
+    return gpd.read_parquet(path, filters=pc.field(*names).is_null(nan_is_null=True))

@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from pyproj import CRS, Transformer
+from pyproj.exceptions import CRSError, ProjError
 
 from gis_sw.layers.manifest import LayerEntry
 from gis_sw.layers.specs import TOWN_LAYERS, LayerSpec
@@ -121,7 +122,11 @@ def source_box(
     if found is None:
         return None
     layer, crs = found
-    return GpkgWindow(layer.table, project_box(window, working_crs=working_crs, crs=crs))
+    try:
+        box = project_box(window, working_crs=working_crs, crs=crs)
+    except (ProjError, CRSError):  # a CRS nothing projects to: the whole read says so
+        return None
+    return GpkgWindow(layer.table, box)
 
 
 def _parquet_window(entry: LayerEntry, window: Bounds, working_crs: CRS) -> ParquetWindow | None:
@@ -165,7 +170,10 @@ def whole_extent(entry: LayerEntry, working_crs: CRS) -> Bounds | None:
         extent = layer.extent  # type: ignore[assignment]
     if crs.equals(working_crs):
         return extent
-    back = Transformer.from_crs(crs, working_crs, always_xy=True)
+    try:
+        back = Transformer.from_crs(crs, working_crs, always_xy=True)
+    except (ProjError, CRSError):  # a CRS nothing projects from: the whole read says so
+        return None
     return tuple(float(v) for v in back.transform_bounds(*extent, densify_pts=21))  # type: ignore[return-value]
 
 
