@@ -23,7 +23,10 @@ timed inside it, imports excluded):
    plain.
 
 Printed: each stage, and the ratios ``batch / floor`` (read + screen + write against read +
-index + screen + write; the target is 2x) and siting's share of the screen.  The machine
+index + screen + write; the target is 2x) and siting's share of the screen.  Each town's
+results are also printed as ``bench-row: {json}`` lines (the format ``benchmarks/report.py``
+collects for ``make bench``): the batch against the floor with the 2x goal and whether it
+is met, and the one-thread screen against the same without siting.  The machine
 is shared: compare the ratios, measured in the same run, not the absolute times.
 """
 
@@ -196,6 +199,55 @@ def report(n: int, low: dict[str, float], ours: dict[str, float], split: dict[st
     )
 
 
+def rows(
+    n: int, low: dict[str, float], ours: dict[str, float], split: dict[str, float]
+) -> list[dict]:
+    """Return one town's ``bench-row`` rows (see benchmarks/report.py), with the 2x goal.
+
+    Parameters
+    ----------
+    n
+        The town's parcel count.
+    low, ours, split
+        The stage seconds of :func:`floor`, :func:`batch` and :func:`parts`.
+    """
+    floor_total = low["read"] + low["index"] + low["screen"] + low["write"]
+    floor_note = ", ".join(f"{k} {low[k]:.2f} s" for k in ("read", "index", "screen", "write"))
+    size = f"{n:,} parcels"
+    goal = f"<= {TARGET_RATIO:g}x the bare floor"
+    if "screen" in ours:
+        total = ours["read"] + ours["screen"] + ours["write"]
+        stages = ", ".join(f"{k} {ours[k]:.2f} s" for k in ("read", "screen", "write"))
+        met: bool | None = total <= TARGET_RATIO * floor_total
+        note = f"{stages} (wall {ours['wall']:.2f} s); floor: {floor_note}"
+    else:
+        total, met = ours["wall"], None
+        note = f"no stage line found: wall time, imports included; floor: {floor_note}"
+    whole, siting = split["screen_1_thread"], split["siting_1_thread"]
+    return [
+        {
+            "table": "batch screen vs the bare floor",
+            "what": "gis-sw batch --no-map --no-gpkg, siting included (read + screen + write)",
+            "size": size,
+            "seconds": total,
+            "against": "bare floor (read + index + screen + write)",
+            "against_seconds": floor_total,
+            "goal": goal,
+            "met": met,
+            "note": note,
+        },
+        {
+            "table": "batch screen vs the bare floor",
+            "what": "screen_layers, one thread, whole",
+            "size": size,
+            "seconds": whole,
+            "against": "the same --quick (no siting)",
+            "against_seconds": split["quick_1_thread"],
+            "note": f"siting alone {siting:.2f} s = {siting / whole:.0%} of the screen",
+        },
+    ]
+
+
 def main() -> None:
     """Parse the options and run every size, one measurement at a time."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -220,6 +272,8 @@ def main() -> None:
             ours = batch(town, args.work / f"siting_batch_{n}")
             split = child("parts", town, args.work)
             report(n, low, ours, split)
+            for row in rows(n, low, ours, split):
+                print("bench-row: " + json.dumps({"bench": "siting", **row}), flush=True)
 
 
 if __name__ == "__main__":

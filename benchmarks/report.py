@@ -11,7 +11,10 @@ contributes **rows**: every stdout line ``bench-row: {json}`` is one row, with t
      "seconds": 26.0, "peak_mb": 805, "against": "bare floor", "against_seconds": 2.6,
      "goal": "<= 5 s", "met": false, "note": "read 1.4 s, screen 20.2 s, ..."}
 
-A script that prints no such line still runs, and the report says it gave no rows.  The
+A script that prints no such line still runs, and the report lists it under the tables
+(with any script that exited with an error) as having given no rows.  ``--quick`` runs
+each script with the small sizes of its :data:`SCRIPTS` entry (well under a minute each),
+says so above the tables and in every row's note.  The
 rows are printed as one table per ``table``, with ``x`` = ``seconds / against_seconds``,
 and written between ``<!-- bench:start -->`` and ``<!-- bench:end -->`` in docs/batch.md
 and between ``<!-- performance:start -->`` and ``<!-- performance:end -->`` in README.md:
@@ -51,11 +54,22 @@ SCRIPTS: dict[str, tuple[str, list[str], list[str]]] = {
             "ours,duckdb",
         ],
     ),
-    "check": ("bench_check.py", [], []),
-    "siting": ("bench_siting.py", [], []),
-    "bigprop": ("bench_big_proposals.py", [], []),
+    "check": (
+        "bench_check.py",
+        ["--parcels", "100000", "--runs", "3"],
+        ["--parcels", "5000", "--runs", "2"],
+    ),
+    "siting": ("bench_siting.py", ["--sizes", "10000", "100000"], ["--sizes", "2000"]),
+    "bigprop": (
+        "bench_big_proposals.py",
+        ["--proposals", "20000", "--polygons", "100000"],
+        ["--proposals", "500", "--polygons", "5000"],
+    ),
 }
 """Benchmarks ``make bench`` runs, when their script exists in benchmarks/."""
+
+QUICK_NOTE = "quick sizes (`report.py --quick`)"
+"""Appended to every row's note in a ``--quick`` run."""
 
 ROWS_FILE = ROOT / "out" / "bench" / "bench-rows.json"
 """Where the last run's rows are kept (``--render`` writes the tables from them)."""
@@ -63,12 +77,15 @@ ROWS_FILE = ROOT / "out" / "bench" / "bench-rows.json"
 COLUMNS = ("what", "size", "time", "peak MB", "against", "x", "goal", "note")
 
 
-def run_script(name: str, quick: bool, extra: list[str]) -> tuple[list[dict], str]:
-    """Run one benchmark; return its rows and its output (for the log)."""
+def run_script(name: str, quick: bool, extra: list[str]) -> tuple[list[dict], str, str]:
+    """Run one benchmark; return its rows, a one-line status and its output (for the log).
+
+    The status ends in ``(failed)`` when the script exited with an error.
+    """
     script, full, small = SCRIPTS[name]
     path = ROOT / "benchmarks" / script
     if not path.exists():
-        return [], f"{script}: not in benchmarks/ (skipped)"
+        return [], f"`{script}`: not in benchmarks/ (skipped)", ""
     args = [*(small if quick else full), *(extra if name == "batch" else [])]
     done = subprocess.run(
         [sys.executable, str(path), *args], capture_output=True, text=True, check=False
@@ -79,11 +96,15 @@ def run_script(name: str, quick: bool, extra: list[str]) -> tuple[list[dict], st
             row = json.loads(line[len(PREFIX) :])
             row.setdefault("bench", name)
             if "table" in row:
+                if quick:
+                    row["note"] = "; ".join(filter(None, [row.get("note"), QUICK_NOTE]))
                 rows.append(row)
-    status = f"{script}: exit {done.returncode}, {len(rows)} row(s)"
+    status = f"`{' '.join([script, *args])}`: exit {done.returncode}, {len(rows)} row(s)"
+    log = done.stdout
     if done.returncode:
-        status += "\n" + done.stderr[-2000:]
-    return rows, status + "\n" + done.stdout
+        status += " (failed)"
+        log = done.stderr[-2000:] + "\n" + log
+    return rows, status, log
 
 
 def _time(seconds: float | None) -> str:
@@ -153,6 +174,27 @@ def replace_between(path: Path, start: str, end: str, body: str) -> bool:
     return True
 
 
+def body(saved: dict, link: str) -> str:
+    """Return the generated section: machine line, quick warning, tables, silent scripts.
+
+    ``saved`` is what :data:`ROWS_FILE` holds (``machine``, ``rows`` and, from runs of this
+    version on, ``quick`` and ``no_rows``); ``link`` says where each row is explained.
+    """
+    head = saved["machine"] + f"  What each row measures: {link}."
+    if saved.get("quick"):
+        head += (
+            "\n\n**A `--quick` run**: every benchmark at small sizes, to check the pipeline; "
+            "the goals are set at the full sizes of `make bench`, so these rows do not say "
+            "whether they are met there."
+        )
+    out = [head, "", tables(saved["rows"])]
+    silent = saved.get("no_rows", [])
+    if silent:
+        out += ["Gave no rows or failed (their output is in the `make bench` log):", ""]
+        out += [f"- {line}" for line in silent]
+    return "\n".join(out).rstrip()
+
+
 def main() -> None:
     """Run the benchmarks, print the tables, write them into the docs."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -166,27 +208,37 @@ def main() -> None:
     )
     parser.add_argument("extra", nargs="*", help="arguments for bench_batch.py (after --)")
     args = parser.parse_args()
-    rows: list[dict] = []
     if args.render:
         saved = json.loads(args.render.read_text(encoding="utf-8"))
-        rows, head = saved["rows"], saved["machine"]
     else:
+        saved = {"rows": [], "no_rows": [], "quick": args.quick}
         for name in args.only.split(","):
-            found, log = run_script(name, args.quick, args.extra)
-            print(log, flush=True)
-            rows += found
-        head = machine()
+            found, status, log = run_script(name, args.quick, args.extra)
+            print(status + "\n" + log, flush=True)
+            saved["rows"] += found
+            if not found or status.endswith("(failed)"):
+                saved["no_rows"].append(status)
+        saved["machine"] = machine()
         ROWS_FILE.parent.mkdir(parents=True, exist_ok=True)
-        ROWS_FILE.write_text(json.dumps({"machine": head, "rows": rows}, indent=1), "utf-8")
-    body = head + "\n\n" + tables(rows)
-    print(body)
+        ROWS_FILE.write_text(json.dumps(saved, indent=1), "utf-8")
+    print(body(saved, "the Performance section of docs/batch.md"))
     if args.no_write:
         return
-    for path, start, end in (
-        (ROOT / "docs" / "batch.md", "<!-- bench:start -->", "<!-- bench:end -->"),
-        (ROOT / "README.md", "<!-- performance:start -->", "<!-- performance:end -->"),
+    for path, start, end, link in (
+        (
+            ROOT / "docs" / "batch.md",
+            "<!-- bench:start -->",
+            "<!-- bench:end -->",
+            "the text above",
+        ),
+        (
+            ROOT / "README.md",
+            "<!-- performance:start -->",
+            "<!-- performance:end -->",
+            "[docs/batch.md](docs/batch.md#performance)",
+        ),
     ):
-        if replace_between(path, start, end, body):
+        if replace_between(path, start, end, body(saved, link)):
             print(f"wrote {path.relative_to(ROOT)}")
         else:
             print(f"{path.relative_to(ROOT)}: markers {start} ... {end} not found; not written")
