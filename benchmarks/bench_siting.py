@@ -217,7 +217,7 @@ def rows(
     goal = f"<= {TARGET_RATIO:g}x the bare floor"
     if "screen" in ours:
         total = ours["read"] + ours["screen"] + ours["write"]
-        stages = ", ".join(f"{k} {ours[k]:.2f} s" for k in ("read", "screen", "write"))
+        stages = ", ".join(f"{k} {ours[k]:.1f} s" for k in ("read", "screen", "write"))
         met: bool | None = total <= TARGET_RATIO * floor_total
         note = f"{stages} (wall {ours['wall']:.2f} s); floor: {floor_note}"
     else:

@@ -184,8 +184,8 @@ def body(saved: dict, link: str) -> str:
     if saved.get("quick"):
         head += (
             "\n\n**A `--quick` run**: every benchmark at small sizes, to check the pipeline; "
-            "the goals are set at the full sizes of `make bench`, so these rows do not say "
-            "whether they are met there."
+            "the goals are set for the full sizes of `make bench`, and a verdict here holds "
+            "for the small size only."
         )
     out = [head, "", tables(saved["rows"])]
     silent = saved.get("no_rows", [])
