@@ -103,11 +103,14 @@ def test_table_shows_ratio_and_verdict():
     lines = text.splitlines()
     sample = next(line for line in lines if "323-parcel sample" in line)
     assert "| 1.25 s |" in sample
-    assert "| bare import 0.50 s | 2.50x |" in sample
+    assert "| bare import 0.500 s | 2.50x |" in sample
     assert "<= 2x bare import (**not met**)" in sample
     town = next(line for line in lines if "100,000-parcel town" in line and "check --map" in line)
     assert "| the sample 1.25 s | 0.60x |" in town
     assert "<= 1 s and <= 1.5x the sample (met)" in town
+    warm = next(line for line in lines if "Town.screen" in line)
+    assert "| 0.040 s |" in warm
+    assert "<= 50 ms (met)" in warm
     assert text.count("**check: cold check**") == 1
     assert "**check: warm re-check**" in text
 
