@@ -52,7 +52,7 @@ from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.engine import run_rules
 from gis_sw.analysis.setbacks import SETBACK_COLUMNS
 from gis_sw.analysis.setbacks import setback_lines as lines_of_setbacks
-from gis_sw.analysis.siting import DeviceClass, siting_by_class
+from gis_sw.analysis.siting import DeviceClass, siting_by_class, siting_polygons
 from gis_sw.analysis.waivers import Waiver, WaiverResult, apply_waivers, load_waivers
 from gis_sw.around import (
     WHOLE_KINDS,
@@ -70,6 +70,7 @@ from gis_sw.layers.read import read_layers
 from gis_sw.layers.read import read_proposals as _read_proposals
 from gis_sw.ruleset import Ruleset
 from gis_sw.screening import Screening, protected_buildings, wetland_band
+from gis_sw.town_parcels import ParcelLookup
 from gis_sw.townparts import as_ruleset, proposal_geoms
 from gis_sw.townparts import largest_distance_ft as _largest_distance_ft
 from gis_sw.townparts import named as _named
@@ -84,7 +85,7 @@ NEAREST_CACHE_SIZE = 4096
 """(layer, geometry) pairs whose nearest features a :class:`Town` remembers."""
 
 
-class Town:
+class Town(ParcelLookup):
     """A town's layers and ruleset, read and validated once, with spatial indexes built once.
 
     Parameters
@@ -343,46 +344,6 @@ class Town:
             )
         return self._frames["parcels"].iloc[[row]]
 
-    def parcels_near(self, x: float, y: float, distance_ft: float = 0.0) -> gpd.GeoDataFrame:
-        """Parcels within ``distance_ft`` of the point (x, y), working CRS, nearest first."""
-        if "parcels" not in self._trees:
-            return gpd.GeoDataFrame(geometry=gpd.GeoSeries([], crs=self.crs), crs=self.crs)
-        point = shapely.Point(x, y)
-        hit = self._trees["parcels"].query(point, predicate="dwithin", distance=distance_ft)
-        frame = self._frames["parcels"].iloc[np.sort(hit)]
-        order = np.argsort(shapely.distance(frame.geometry.to_numpy(), point), kind="stable")
-        return frame.iloc[order]
-
-    def parcels_in(self, area: shapely.Geometry) -> gpd.GeoDataFrame:
-        """Parcels that intersect ``area`` (working CRS), in the layer's order."""
-        if "parcels" not in self._trees:
-            return gpd.GeoDataFrame(geometry=gpd.GeoSeries([], crs=self.crs), crs=self.crs)
-        hit = self._trees["parcels"].query(area, predicate="intersects")
-        return self._frames["parcels"].iloc[np.sort(hit)]
-
-    def search_parcels(self, text: str, *, limit: int = 20) -> gpd.GeoDataFrame:
-        """Parcels whose id or address contains ``text`` (any case), exact id first."""
-        needle = str(text).strip().lower()
-        parcels = self._frames.get("parcels")
-        if parcels is None or not needle:
-            return gpd.GeoDataFrame(geometry=gpd.GeoSeries([], crs=self.crs), crs=self.crs)
-        hits = np.flatnonzero(np.char.find(self._search_text.astype(str), needle) >= 0)
-        exact = self._parcel_row.get(str(text).strip())
-        if exact is not None:
-            hits = np.r_[exact, hits[hits != exact]]
-        return parcels.iloc[hits[:limit]]
-
-    def parcels_under(self, geoms: Iterable[shapely.Geometry]) -> list[str]:
-        """Ids of the parcels that hold (or touch) ``geoms``, in the parcels layer's order."""
-        if "parcels" not in self._trees:
-            return []
-        arr = np.asarray(list(geoms), dtype=object)
-        if len(arr) == 0:
-            return []
-        _, hit = self._trees["parcels"].query(arr, predicate="intersects")
-        ids = self._frames["parcels"]["parcel_id"].astype(str).to_numpy()
-        return [str(ids[i]) for i in np.unique(hit)]
-
     def siting(
         self,
         parcel_ids: Sequence[str],
@@ -407,6 +368,31 @@ class Town:
             self.ruleset,
             parcel_ids=list(parcel_ids),
             device_classes=tuple(device_classes),
+            depth_ft=depth_ft,
+        )
+
+    def siting_polygons(
+        self,
+        parcel_ids: Sequence[str] | None = None,
+        *,
+        device_class: str = DeviceClass.ROOF,
+        depth_ft: float | None = None,
+    ) -> gpd.GeoDataFrame:
+        """Return where on each parcel (default: every one) a device of one class may go.
+
+        :func:`gis_sw.analysis.siting.siting_polygons` on the town, the table ``gis-sw
+        siting`` writes.
+
+        Raises
+        ------
+        LayerError
+            When a parcel id is unknown.
+        """
+        return siting_polygons(
+            self.layers,
+            self.ruleset,
+            parcel_ids=None if parcel_ids is None else list(parcel_ids),
+            device_class=device_class,
             depth_ft=depth_ft,
         )
 

@@ -80,7 +80,6 @@ def command(
     """
     with profiled(profile) as prof:
         import gis_sw
-        from gis_sw.analysis.siting import siting_polygons
         from gis_sw.api import setback_lines
         from gis_sw.outputs.maps.siting_sheet import siting_sheet_paths, write_siting_sheets
         from gis_sw.outputs.siting_files import write_siting
@@ -93,12 +92,8 @@ def command(
             check_writable(out_dir / name, overwrite=overwrite)
         town = gis_sw.read_town(source, ruleset=ruleset, strict=strict)
         prof.mark("read")
-        polygons = siting_polygons(
-            town.layers,
-            ruleset,
-            parcel_ids=list(parcel_ids) or None,
-            device_class=device_class,
-            depth_ft=depth_ft,
+        polygons = town.siting_polygons(
+            list(parcel_ids) or None, device_class=device_class, depth_ft=depth_ft
         )
         formats = _sheet_formats(sheet_choice, len(polygons))
         ids = [str(p) for p in polygons["parcel_id"]]
