@@ -318,6 +318,7 @@ class Town:
             findings,
             waiver_results=None if results is None else tuple(results),
             with_siting=siting,
+            screened_layers=local,
         )
 
     # -- parcels and siting ---------------------------------------------------------------------
