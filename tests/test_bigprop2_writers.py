@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import random
 import textwrap
+from pathlib import Path
 
+import geopandas as gpd
 import numpy as np
 import pandas as pd
+import pyogrio
+import shapely
 
 from gis_sw.outputs.console import wrap
 from gis_sw.outputs.csvcells import csv_cell, csv_frame
+from gis_sw.outputs.geojson import plain_properties
+from gis_sw.outputs.geopackage import write_findings_geopackage
 
 
 def test_wrap_equals_textwrap_on_random_ascii_texts() -> None:
@@ -58,3 +64,55 @@ def test_csv_frame_equals_cell_by_cell() -> None:
     assert (out["proposal_id"] == "'=HYPERLINK(1)").sum() == (ids == "=HYPERLINK(1)").sum() > 0
     assert (out["mixed"] == "'+x").sum() == (mixed == "+x").sum() > 0
     assert out["cover"].tolist() == frame["cover"].tolist()
+
+
+def _findings(n: int) -> gpd.GeoDataFrame:
+    """Findings rows on points only (the line and polygon layers empty), odd text."""
+    i = np.arange(n)
+    return gpd.GeoDataFrame(
+        {
+            "proposal_id": [f"Lot {k} Ünïcödé §" if k % 7 else f"=P{k}" for k in i.tolist()],
+            "rule_id": ["SW501"] * n,
+            "outcome": ["pass", "fail", None] * (n // 3) + ["info"] * (n % 3),
+            "measured": np.where(i % 5 == 0, np.nan, i * 0.1),
+            "threshold": [1 / 3] * n,
+            "waived": [False, True] * (n // 2) + [False] * (n % 2),
+            "waiver_reason": [None] * n,  # no text at all: still a text field
+        },
+        geometry=shapely.points(i * 10.0, i * 3.0),
+        crs="EPSG:2260",
+    )
+
+
+def test_geopackage_layers_read_back_as_given(tmp_path: Path) -> None:
+    """GDAL's Arrow writer keeps every layer, field type, value and geometry."""
+    findings = _findings(301)
+    path = write_findings_geopackage(tmp_path / "findings.gpkg", findings)
+    layers = dict(pyogrio.list_layers(path).tolist())
+    assert layers == {
+        "findings": None,
+        "findings_points": "MultiPoint",
+        "findings_lines": "MultiLineString",
+        "findings_polygons": "MultiPolygon",
+    }
+    info = pyogrio.read_info(path, layer="findings")
+    types = dict(zip(info["fields"], info["dtypes"], strict=True))
+    assert types["measured"] == "float64"
+    assert types["waived"] == "bool"
+    assert types["waiver_reason"] == types["proposal_id"] == "object"
+    table = pyogrio.read_dataframe(path, layer="findings")
+    expected = plain_properties(findings).drop(columns="geometry")
+    assert table["proposal_id"].tolist() == expected["proposal_id"].tolist()
+    outcome = table["outcome"].astype(object)
+    assert outcome.where(outcome.notna(), None).tolist() == expected["outcome"].tolist()
+    assert table["waiver_reason"].isna().all()
+    np.testing.assert_array_equal(table["measured"], expected["measured"])
+    assert table["waived"].tolist() == expected["waived"].tolist()
+    points = pyogrio.read_dataframe(path, layer="findings_points")
+    assert len(points) == 301
+    assert shapely.equals(
+        points.geometry.values, shapely.multipoints(np.asarray(findings.geometry.values)[:, None])
+    ).all()
+    assert points["proposal_id"].tolist() == expected["proposal_id"].tolist()
+    for family in ("lines", "polygons"):
+        assert pyogrio.read_info(path, layer=f"findings_{family}")["features"] == 0
