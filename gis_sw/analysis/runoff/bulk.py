@@ -19,13 +19,18 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import shapely
 
-from gis_sw.analysis.runoff.cover import CoverLevel, many_small_parts, sums_to_columns
+from gis_sw.analysis.runoff.cover import (
+    MIN_AREA_SQFT,
+    CoverLevel,
+    add_piece_sums,
+    many_small_parts,
+    sums_to_columns,
+)
 from gis_sw.analysis.runoff.params import HydrologyParams
 
 __all__ = ["split_cover_bulk", "subarea_columns_bulk"]
 
-_MIN_AREA_SQFT = 1e-6
-"""As :mod:`gis_sw.analysis.runoff.cover`: pieces and sub-areas at most this are dropped."""
+_MIN_AREA_SQFT = MIN_AREA_SQFT
 
 
 def split_cover_bulk(
@@ -130,16 +135,9 @@ def subarea_columns_bulk(
             continue
         sums: dict[tuple[str, str, str | None], float] = {}
         for piece in ps:
-            for letter in letters[i]:
-                part_area = float(inside[pair])
-                pair += 1
-                if part_area > _MIN_AREA_SQFT:
-                    key: tuple[str, str, str | None] = (piece.source, piece.cover, letter)
-                    sums[key] = sums.get(key, 0.0) + part_area
-            left_area = float(left_areas[j])
+            by_letter = [(t, float(inside[pair + m])) for m, t in enumerate(letters[i])]
+            pair += len(letters[i])
+            add_piece_sums(sums, piece, by_letter, float(left_areas[j]))
             j += 1
-            if left_area > _MIN_AREA_SQFT:
-                none_key: tuple[str, str, str | None] = (piece.source, piece.cover, None)
-                sums[none_key] = sums.get(none_key, 0.0) + left_area
         out.append(sums_to_columns(sums, params))
     return out
