@@ -85,6 +85,36 @@ def _flat_pairs(
     return flat, owner, np.array([len(groups[i]) for i in owner.tolist()], dtype="int64")
 
 
+def _pair_areas(
+    flat: np.ndarray, pair_piece: np.ndarray, pair_group: np.ndarray, counts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return each pair's area of the piece inside the group, and each piece's area outside.
+
+    Only the pairs whose piece crosses the group's edge are overlaid (one call for all): a
+    piece wholly inside a group is that group's whole (and has no ground outside every
+    group), a piece apart from a group has none of it.  The ground outside is what is left
+    after taking the crossing groups away in letter order.
+    """
+    piece_of = flat[pair_piece]
+    shapely.prepare(pair_group)
+    within = shapely.contains_properly(pair_group, piece_of)
+    cross = shapely.intersects(pair_group, piece_of) & ~within
+    inside = np.zeros(len(pair_piece))
+    inside[within] = shapely.area(piece_of[within])
+    inside[cross] = shapely.area(shapely.intersection(piece_of[cross], pair_group[cross]))
+    swallowed = np.zeros(len(flat), dtype=bool)
+    swallowed[pair_piece[within]] = True
+    rank = np.arange(len(pair_piece)) - np.repeat(np.cumsum(counts) - counts, counts)
+    left = flat.copy()
+    for m in range(int(counts.max(initial=0))):
+        sel = cross & (rank == m) & ~swallowed[pair_piece]
+        j = pair_piece[sel]
+        left[j] = shapely.difference(left[j], pair_group[sel])
+    left_areas = shapely.area(left)
+    left_areas[swallowed] = 0.0
+    return inside, left_areas
+
+
 def subarea_columns_bulk(
     pieces: Sequence[Sequence[CoverLevel]],
     groups: Sequence[Mapping[str, shapely.Geometry]],
@@ -114,19 +144,12 @@ def subarea_columns_bulk(
     mine = [[] if skip[i] else list(ps) for i, ps in enumerate(pieces)]
     flat, owner, counts = _flat_pairs(mine, groups)
     letters = [sorted(g) for g in groups]
-    # every (piece, group) pair, letters in order: one overlay for all
+    # every (piece, group) pair, letters in order
     pair_piece = np.repeat(np.arange(len(flat)), counts)
     pair_group = np.array(
         [groups[i][letter] for i in owner.tolist() for letter in letters[i]], dtype=object
     )
-    inside = shapely.area(shapely.intersection(flat[pair_piece], pair_group))
-    left = flat.copy()
-    for m in range(max((len(lt) for lt in letters), default=0)):
-        which = np.flatnonzero(counts > m)
-        if len(which):
-            group_m = np.array([groups[i][letters[i][m]] for i in owner[which].tolist()], object)
-            left[which] = shapely.difference(left[which], group_m)
-    left_areas = shapely.area(left)
+    inside, left_areas = _pair_areas(flat, pair_piece, pair_group, counts)
     out: list[dict[str, np.ndarray] | None] = []
     j = pair = 0
     for i, ps in enumerate(mine):
