@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import shapely
 
-from gis_sw.analysis.runoff.cover import LayerArrays
+from gis_sw.analysis.runoff.cover import LayerArrays, clip
 from gis_sw.analysis.runoff.params import parse_hydrology
 from gis_sw.analysis.runoff.site import (
     DrainageJob,
@@ -206,3 +206,18 @@ def test_no_soils_layer_gives_the_same_review(ruleset: Ruleset) -> None:
         _assert_same(mine, theirs)
         assert mine.pre is None
         assert "soils layer not provided" in mine.problems[-1]
+
+
+def test_clip_equals_the_overlay() -> None:
+    """Polygons inside, across and on the edge of an area clip as the overlay does."""
+    rng = np.random.default_rng(5)
+    area = shapely.Polygon([(0, 0), (100, 0), (100, 60), (40, 90), (0, 60)])
+    x, y = rng.uniform(-30, 120, 400), rng.uniform(-30, 110, 400)
+    geoms = np.r_[
+        shapely.box(x, y, x + rng.uniform(1, 40, 400), y + rng.uniform(1, 40, 400)),
+        [shapely.box(0, 0, 10, 10), shapely.box(-10, 0, 0, 10), area],  # edge, touch, same
+    ]
+    mine, theirs = clip(geoms, area), shapely.intersection(geoms, area)
+    np.testing.assert_allclose(shapely.area(mine), shapely.area(theirs), rtol=0, atol=1e-6)
+    assert shapely.equals(mine[~shapely.is_empty(theirs)], theirs[~shapely.is_empty(theirs)]).all()
+    assert 0 < shapely.contains_properly(area, geoms).sum() < len(geoms)  # both paths taken

@@ -158,7 +158,20 @@ def clip_union(frame: Layer | None, area: shapely.Geometry) -> shapely.Geometry:
     geoms, _ = _candidates(frame, area)
     if len(geoms) == 0:
         return shapely.Polygon()
-    return shapely.disjoint_subset_union_all(shapely.intersection(geoms, area))
+    return shapely.disjoint_subset_union_all(clip(geoms, area))
+
+
+def clip(geoms: np.ndarray, area: shapely.Geometry) -> np.ndarray:
+    """Return ``shapely.intersection(geoms, area)``, overlaying only what crosses its edge.
+
+    A polygon wholly inside the area is its own clip (a prepared test costs a fraction of
+    an overlay, which thousands of drainage areas feel); the rest are intersected.
+    """
+    shapely.prepare(area)
+    out = np.asarray(geoms, dtype=object).copy()
+    edge = ~shapely.contains_properly(area, out)
+    out[edge] = shapely.intersection(out[edge], area)
+    return out
 
 
 def grouped_unions(
@@ -170,7 +183,7 @@ def grouped_unions(
     geoms, keys = _candidates(frame, area, column)
     if len(geoms) == 0 or keys is None:
         return {}
-    parts = shapely.intersection(geoms, area)
+    parts = clip(geoms, area)
     out: dict[str, list[shapely.Geometry]] = {}
     for key, geom in zip(keys.tolist(), parts, strict=True):
         out.setdefault(key, []).append(geom)
