@@ -116,3 +116,20 @@ def test_geopackage_layers_read_back_as_given(tmp_path: Path) -> None:
     assert points["proposal_id"].tolist() == expected["proposal_id"].tolist()
     for family in ("lines", "polygons"):
         assert pyogrio.read_info(path, layer=f"findings_{family}")["features"] == 0
+
+
+def test_xlsx_text_cells_once_per_text_equal_cell_by_cell() -> None:
+    """A text column's cells built per distinct text equal the general path's, cell by cell."""
+    from gis_sw.outputs.excel import _column_cells
+
+    rng = np.random.default_rng(3)
+    pool = np.array(["SW501", "a & b < c", "", "x\x07y", "Ünïcödé §", "=1+2", "m" * 80], object)
+    values = pool[rng.integers(0, len(pool), 2000)]
+    values[rng.random(2000) < 0.05] = None
+    values[rng.random(2000) < 0.05] = float("nan")
+    cells, shown = _column_cells(pd.Series(values, dtype=object))
+    general, general_shown = _column_cells(pd.Series([*values, 7], dtype=object))  # mixed
+    assert cells.tolist() == general[:-1].tolist()
+    assert shown.tolist() == general_shown[:-1].tolist()
+    assert '<c t="inlineStr"><is><t xml:space="preserve">a &amp; b &lt; c</t></is></c>' in cells
+    assert max(shown.tolist()) == 60
