@@ -382,19 +382,20 @@ def compute_drainages(
     """Return :func:`compute_drainage` of every job, the overlays run for all at once.
 
     The cover pieces and their soil-group areas of every drainage area come from one
-    vectorised call per step (:mod:`gis_sw.analysis.runoff.bulk`), the same GEOS operations
-    on the same geometries as one area at a time; an area with a level of many small
-    parts is summed by areas of unions, alone (:mod:`gis_sw.analysis.runoff.areas`).
+    vectorised call per step (:mod:`gis_sw.analysis.runoff.bulk`), the figures those of one
+    area at a time to float noise; an area with a level of many small parts is summed by
+    areas of unions, alone (:mod:`gis_sw.analysis.runoff.areas`).
     """
     layers = (buildings, pavement, land_cover)
     prepared = [_prepare(job, layers, soils, params) for job in jobs]
     groups = [p[2] for p in prepared]
+    sides = ([p[0] for p in prepared], [p[1] for p in prepared])  # pre, post levels
     plain = [not any(has_many_small_parts(lv.geometry) for lv in (*p[0], *p[1])) for p in prepared]
     tables: list[list[dict[str, np.ndarray] | None]] = [[None] * len(jobs) for _ in range(2)]
     which = [i for i, ok in enumerate(plain) if ok]
     areas = [jobs[i].area for i in which]
     for side in (0, 1):
-        pieces = split_cover_bulk(areas, [prepared[i][side] for i in which], params.default_cover)
+        pieces = split_cover_bulk(areas, [sides[side][i] for i in which], params.default_cover)
         found = subarea_columns_bulk(pieces, [groups[i] for i in which], params)
         for i, ps, cols in zip(which, pieces, found, strict=True):
             tables[side][i] = (
