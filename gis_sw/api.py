@@ -247,9 +247,11 @@ class Town:
                     found.append(hit)
         if missing:
             where, rows = self._trees[kind].query_nearest(geoms[missing], all_matches=True)
+            order = np.argsort(where, kind="stable")  # each geometry's rows, in their order
+            cuts = np.searchsorted(where[order], np.arange(len(missing) + 1))
             with self._near_lock:
                 for j, i in enumerate(missing):
-                    mine = rows[where == j]
+                    mine = rows[order[cuts[j] : cuts[j + 1]]]
                     found.append(mine)
                     while len(self._near_cache) >= NEAREST_CACHE_SIZE:
                         self._near_cache.pop(next(iter(self._near_cache)))
