@@ -43,6 +43,31 @@ peak; ``big`` at 100,000 polygons 191 s wall, 128 s CPU, 931 MB (earlier still: 
   twentieth each, the other rules a tenth.  Reaching the minute needs the drainage areas'
   overlays done for all proposals at once and the CSV and GeoPackage writers made cheaper.
 
+Second round (bigprop2, 11:10-11:40 UTC, load 1-3, each figure one run with the other in
+the same conditions): ``many`` at 20,000 proposals on main after the ``window`` merge
+148 s wall, **146 s CPU** (156 s in a first run): the runoff of every drainage area was
+computed twice, once by the rules on the town cut to the proposals' reach and again for
+the calculation sheet on the whole town.  Now **100 s wall, 97-100 s CPU** (two runs), 2.7
+GB peak, about 710x its floor:
+
+* the calculation sheet reuses the rules' results (``Screening.screened_layers``);
+* the cover pieces and soil-group areas of all drainage areas are cut in one vectorised
+  GEOS call per step (``gis_sw/analysis/runoff/bulk.py``), and only what crosses an edge
+  is overlaid (a polygon wholly inside is taken whole, one apart skipped);
+* ``findings.gpkg`` is written with GDAL's Arrow writer, ``summary.xlsx`` text cells once
+  per distinct text, ``calcsheet.csv``/``summary.csv`` escaped only where a distinct value
+  needs it, console lines cut at the last space that fits.
+
+What is left (py-spy, wall samples): the runoff about a fifth (GEOS overlays of the pieces
+crossing edges, the cover levels of each area, Tc from the DEM), the nearest-feature
+searches of ``read_town(around=)`` and ``Town.local`` about a tenth (``query_nearest`` of
+every proposal, for every layer, three times), ``calcsheet.csv`` (pandas' ``to_csv``) and
+building the sheet a tenth, ``summary.xlsx`` a tenth, the findings GeoJSON, the console
+blocks and ``findings.gpkg`` a twentieth each.  Still about 1.6x over the minute.
+``big`` in the same round: main 149 s wall, 149 s CPU, 929 MB (its runoff computed twice
+too); now 104 s wall, **104 s CPU**, 1,040 MB: within the 2 GB, over the minute again
+(52 s CPU before the ``window`` merge; not profiled this round).
+
 Not part of the test run (``tests/test_proposals_scale.py`` runs a small version).
 """
 

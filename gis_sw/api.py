@@ -250,9 +250,11 @@ class Town(ParcelLookup):
                     found.append(hit)
         if missing:
             where, rows = self._trees[kind].query_nearest(geoms[missing], all_matches=True)
+            order = np.argsort(where, kind="stable")  # each geometry's rows, in their order
+            cuts = np.searchsorted(where[order], np.arange(len(missing) + 1))
             with self._near_lock:
                 for j, i in enumerate(missing):
-                    mine = rows[where == j]
+                    mine = rows[order[cuts[j] : cuts[j + 1]]]
                     found.append(mine)
                     while len(self._near_cache) >= NEAREST_CACHE_SIZE:
                         self._near_cache.pop(next(iter(self._near_cache)))
@@ -321,6 +323,7 @@ class Town(ParcelLookup):
             findings,
             waiver_results=None if results is None else tuple(results),
             with_siting=siting,
+            screened_layers=local,
         )
 
     # -- parcels and siting ---------------------------------------------------------------------

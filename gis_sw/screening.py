@@ -72,6 +72,9 @@ class Screening:
     with_siting
         Whether siting polygons are wanted (False: :attr:`siting` is empty and
         :meth:`device_siting` None).
+    screened_layers
+        The layers the rules ran on (the town's, cut to the proposals' reach; None: the
+        town's): the calculation sheet reuses the rules' runoff results on them.
     """
 
     town: Town
@@ -79,6 +82,7 @@ class Screening:
     findings: gpd.GeoDataFrame
     waiver_results: tuple[WaiverResult, ...] | None = None
     with_siting: bool = True
+    screened_layers: LayerSet | None = field(default=None, repr=False)
     _cache: dict[Any, Any] = field(default_factory=dict, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
@@ -167,7 +171,8 @@ class Screening:
         from gis_sw.analysis.hydrology import calculation_sheet_for
 
         try:
-            return calculation_sheet_for(self.layers, self.proposals, self.ruleset)
+            layers = self.layers if self.screened_layers is None else self.screened_layers
+            return calculation_sheet_for(layers, self.proposals, self.ruleset)
         except RulesetError as exc:
             log.warning("calcsheet.csv not written: %s", exc)
             return None

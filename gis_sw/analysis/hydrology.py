@@ -47,9 +47,10 @@ from gis_sw.analysis.runoff.cover import LayerArrays, area_inside, polygon_parts
 from gis_sw.analysis.runoff.params import HydrologyParams, parse_hydrology
 from gis_sw.analysis.runoff.sheet import calculation_sheet
 from gis_sw.analysis.runoff.site import (
+    DrainageJob,
     DrainageResult,
     TimeOfConcentration,
-    compute_drainage,
+    compute_drainages,
     dem_time_of_concentration,
 )
 from gis_sw.analysis.wording import decimals_apart, figure_pair, fmt_number
@@ -157,7 +158,6 @@ def _params(ctx: CheckContext) -> HydrologyParams:
 def _compute(ctx: CheckContext) -> list[DrainageResult]:
     params = _params(ctx)
     storms = ctx.ruleset.storms
-    results: list[DrainageResult] = []
     imp_all = ctx.proposals.impervious
     imp_by_pid: dict[str, gpd.GeoDataFrame] = {}
     if imp_all is not None and len(imp_all):
@@ -168,33 +168,33 @@ def _compute(ctx: CheckContext) -> list[DrainageResult]:
     buildings = LayerArrays.of(ctx.layers.get("buildings"))
     pavement = LayerArrays.of(ctx.layers.get("pavement"))
     land_cover = LayerArrays.of(ctx.layers.get("land_cover"), "cover")
+    jobs: list[DrainageJob] = []
     for pid, dist in ctx.disturbance_union.items():
         if dist is None or shapely.is_empty(dist):
             continue
         imp = imp_by_pid.get(str(pid))
         for did, area, tc_min in _drainage_areas(ctx, str(pid), dist):
-            result = compute_drainage(
-                str(pid),
-                did,
-                area,
-                params=params,
-                storms_in=storms.depths_in,
-                distribution=storms.distribution,
-                soils=soils,
-                buildings=buildings,
-                pavement=pavement,
-                land_cover=land_cover,
-                impervious=imp,
-                disturbance=dist,
-                tc=_tc(ctx, area, tc_min, params),
+            tc = _tc(ctx, area, tc_min, params)
+            jobs.append(DrainageJob(str(pid), did, area, imp, dist, tc))
+    results = compute_drainages(  # the overlays of every drainage area at once
+        jobs,
+        params=params,
+        storms_in=storms.depths_in,
+        distribution=storms.distribution,
+        soils=soils,
+        buildings=buildings,
+        pavement=pavement,
+        land_cover=land_cover,
+    )
+    if not ctx.layers.has("buildings") and not ctx.layers.has("pavement"):
+        results = [
+            _with_problem(
+                result,
+                "neither buildings nor pavement layer provided: existing "
+                "impervious surfaces unknown",
             )
-            if not ctx.layers.has("buildings") and not ctx.layers.has("pavement"):
-                result = _with_problem(
-                    result,
-                    "neither buildings nor pavement layer provided: existing "
-                    "impervious surfaces unknown",
-                )
-            results.append(result)
+            for result in results
+        ]
     return results
 
 

@@ -68,20 +68,21 @@ def _plain_wrap(
     words = text.split(" ")
     if max(map(len, words)) > width - max(len(initial_indent), len(subsequent_indent)):
         return None
-    if not all(word.strip() for word in words):  # a word of Unicode spaces: textwrap drops it
+    if not text.isascii() and not all(
+        word.strip() for word in words
+    ):  # a word of Unicode spaces: textwrap drops it
         return None
     lines: list[str] = []
-    indent, line, used = initial_indent, [words[0]], len(words[0])
-    for word in words[1:]:
-        if used + 1 + len(word) > width - len(indent):
-            if "-" in word:  # textwrap might put the part before a hyphen on this line
-                return None
-            lines.append(indent + " ".join(line))
-            indent, line, used = subsequent_indent, [word], len(word)
-        else:
-            line.append(word)
-            used += 1 + len(word)
-    lines.append(indent + " ".join(line))
+    indent, start, end = initial_indent, 0, len(text)
+    while end - start > width - len(indent):
+        # the longest run of whole words that fits: up to the last space within the width
+        cut = text.rfind(" ", start, start + width - len(indent) + 1)
+        after = text.find(" ", cut + 1)
+        if "-" in text[cut + 1 : end if after < 0 else after]:
+            return None  # textwrap might put the part before a hyphen on this line
+        lines.append(indent + text[start:cut])
+        indent, start = subsequent_indent, cut + 1
+    lines.append(indent + text[start:])
     return lines
 
 

@@ -76,10 +76,25 @@ def csv_frame(frame: pd.DataFrame) -> pd.DataFrame:
         series = out[column]
         if isinstance(series.dtype, pd.CategoricalDtype):
             series = series.astype(object)
-        if pd.api.types.is_object_dtype(series) or pd.api.types.is_string_dtype(series):
+        if (
+            pd.api.types.is_object_dtype(series) or pd.api.types.is_string_dtype(series)
+        ) and _needs_escape(series):
             out[column] = series.map(csv_cell, na_action="ignore")
     out.columns = [csv_cell(c) if isinstance(c, str) else c for c in out.columns]
     return out
+
+
+def _needs_escape(series: pd.Series) -> bool:
+    """Tell whether :func:`csv_cell` changes any cell of a text column.
+
+    Judged on the column's distinct values (an id or a cover name repeats over thousands of
+    rows); a column of values that cannot be hashed is judged cell by cell.
+    """
+    try:
+        distinct = pd.unique(series.dropna())
+    except TypeError:
+        distinct = series.dropna().to_numpy(dtype=object)
+    return any(csv_cell(v) is not v for v in distinct)
 
 
 def unescape_cell(value: object) -> object:

@@ -96,6 +96,8 @@ def _column_cells(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     is an empty cell.
     """
     values = column.to_numpy(dtype=object)
+    if pd.api.types.infer_dtype(values, skipna=True) == "string":
+        return _text_column_cells(values)
     n = len(values)
     present = ~pd.isna(values)
     shown = np.minimum(np.fromiter(map(len, map(str, values)), dtype="int64", count=n), 60)
@@ -114,6 +116,27 @@ def _column_cells(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
         head, tail = _TEXT_CELL
         cells[present] = [f"{head}{t}{tail}" if t else _EMPTY_CELL for t in _escaped(texts)]
     return cells, shown
+
+
+def _text_column_cells(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_column_cells` of a column of text (and missing values), built once per text.
+
+    Rule ids, citations, outcomes and proposal ids repeat over thousands of rows.
+    """
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    texts = [str(u) for u in uniques]
+    head, tail = _TEXT_CELL
+    unique_cells = np.array(
+        [f"{head}{t}{tail}" if t else _EMPTY_CELL for t in _escaped(texts)] + [_EMPTY_CELL],
+        dtype=object,
+    )
+    unique_shown = np.fromiter(map(len, texts), dtype="int64", count=len(texts))
+    shown = np.empty(len(values), dtype="int64")
+    found = codes >= 0
+    shown[found] = unique_shown[codes[found]]
+    missing = values[~found]  # None, NaN, NA: the length of their text, as for any column
+    shown[~found] = np.fromiter(map(len, map(str, missing)), dtype="int64", count=len(missing))
+    return unique_cells[codes], np.minimum(shown, 60)
 
 
 def _sheet_head(widths: np.ndarray) -> str:

@@ -42,7 +42,7 @@ def write_findings_geopackage(
     with atomic_path(path, overwrite=overwrite) as tmp:
         with warnings.catch_warnings():  # an attribute table has no CRS, by design
             warnings.filterwarnings("ignore", message="'crs' was not provided")
-            pyogrio.write_dataframe(table, tmp, driver="GPKG", layer="findings")
+            pyogrio.write_dataframe(table, tmp, driver="GPKG", layer="findings", use_arrow=True)
         for family, (_, geometry_type) in FAMILY_FILES.items():
             frame = plain_properties(
                 gpd.GeoDataFrame(parts[family], geometry="geometry", crs=findings.crs)
@@ -54,5 +54,6 @@ def write_findings_geopackage(
                 layer=f"findings_{family}",
                 geometry_type=geometry_type,
                 promote_to_multi=True,
+                use_arrow=True,  # GDAL's Arrow writer: a third of the time for 500,000 rows
             )
     return path

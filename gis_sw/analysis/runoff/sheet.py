@@ -155,11 +155,22 @@ def sheet_rows(result: DrainageResult) -> list[dict[str, Any]]:
 def calculation_sheet(results: Iterable[DrainageResult]) -> pd.DataFrame:
     """Return all lines of all drainage areas, columns :data:`SHEET_COLUMNS`."""
     rows = [row for result in results for row in sheet_rows(result)]
+    # column by column: a frame from 100,000 dicts of differing keys costs seconds; each
+    # row holds a few of the columns, so each value is placed once, NaN everywhere else
+    at: dict[str, list[int]] = {c: [] for c in SHEET_COLUMNS}
+    values: dict[str, list[Any]] = {c: [] for c in SHEET_COLUMNS}
+    for i, row in enumerate(rows):
+        for key, value in row.items():
+            if key in at:
+                at[key].append(i)
+                values[key].append(value)
     nan = float("nan")
-    # column by column: a frame from 100,000 dicts of differing keys costs seconds
-    frame = pd.DataFrame(
-        {c: [row.get(c, nan) for row in rows] for c in SHEET_COLUMNS}, columns=list(SHEET_COLUMNS)
-    )
+    data: dict[str, list[Any]] = {}
+    for c in SHEET_COLUMNS:
+        column = np.full(len(rows), nan, dtype=object)
+        column[at[c]] = values[c]
+        data[c] = column.tolist()  # a list: pandas infers the dtype as from the rows' values
+    frame = pd.DataFrame(data, columns=list(SHEET_COLUMNS))
     text = ("proposal_id", "drainage_id", "scenario", "line", "source", "cover", "hsg", "note")
     for col in text:
         frame[col] = frame[col].astype(object).where(frame[col].notna(), "").astype(str)

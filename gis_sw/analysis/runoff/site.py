@@ -7,9 +7,10 @@ a lot by hand; :func:`gis_sw.analysis.hydrology.runoff_results` feeds it from th
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 import geopandas as gpd
 import numpy as np
@@ -18,6 +19,7 @@ import shapely
 
 from gis_sw.analysis.runoff import rational, tr55
 from gis_sw.analysis.runoff.areas import has_many_small_parts, level_area_columns
+from gis_sw.analysis.runoff.bulk import split_cover_bulk, subarea_columns_bulk
 from gis_sw.analysis.runoff.cover import (
     SUBAREA_COLUMNS,
     CoverLevel,
@@ -337,21 +339,127 @@ def compute_drainage(
     ``problems`` lists what makes the result a ``review`` (missing soils, unmapped ground,
     unknown cover names); ``notes`` what the reader should know (defaults used).
     """
+    job = DrainageJob(proposal_id, drainage_id, area, impervious, disturbance, tc)
+    layers = (buildings, pavement, land_cover)
+    pre_levels, post_levels, groups, problems = _prepare(job, layers, soils, params)
+    pre_table = _subarea_table(area, pre_levels, soils, groups, params)
+    post_table = _subarea_table(area, post_levels, soils, groups, params)
+    figures = {"storms_in": storms_in, "distribution": distribution}
+    return _result(
+        job,
+        (pre_table, post_table),
+        problems=problems,
+        layers=layers,
+        soils=soils,
+        params=params,
+        figures=figures,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class DrainageJob:
+    """What one drainage area's calculation needs besides the town's layers."""
+
+    proposal_id: str
+    drainage_id: str
+    area: shapely.Geometry
+    impervious: gpd.GeoDataFrame | None
+    disturbance: shapely.Geometry
+    tc: TimeOfConcentration
+
+
+def compute_drainages(
+    jobs: Sequence[DrainageJob],
+    *,
+    params: HydrologyParams,
+    storms_in: Mapping[int, float],
+    distribution: str,
+    soils: Layer | None,
+    buildings: Layer | None,
+    pavement: Layer | None,
+    land_cover: Layer | None,
+) -> list[DrainageResult]:
+    """Return :func:`compute_drainage` of every job, the overlays run for all at once.
+
+    The cover pieces and their soil-group areas of every drainage area come from one
+    vectorised call per step (:mod:`gis_sw.analysis.runoff.bulk`), the figures those of one
+    area at a time to float noise; an area with a level of many small parts is summed by
+    areas of unions, alone (:mod:`gis_sw.analysis.runoff.areas`).
+    """
+    layers = (buildings, pavement, land_cover)
+    prepared = [_prepare(job, layers, soils, params) for job in jobs]
+    groups = [p[2] for p in prepared]
+    sides = ([p[0] for p in prepared], [p[1] for p in prepared])  # pre, post levels
+    plain = [not any(has_many_small_parts(lv.geometry) for lv in (*p[0], *p[1])) for p in prepared]
+    tables: list[list[dict[str, np.ndarray] | None]] = [[None] * len(jobs) for _ in range(2)]
+    which = [i for i, ok in enumerate(plain) if ok]
+    areas = [jobs[i].area for i in which]
+    for side in (0, 1):
+        pieces = split_cover_bulk(areas, [sides[side][i] for i in which], params.default_cover)
+        found = subarea_columns_bulk(pieces, [groups[i] for i in which], params)
+        for i, ps, cols in zip(which, pieces, found, strict=True):
+            tables[side][i] = (
+                cols
+                if cols is not None
+                else subarea_columns(ps, soils, jobs[i].area, params, groups=groups[i])
+            )
+    figures = {"storms_in": storms_in, "distribution": distribution}
+    results = []
+    for i, job in enumerate(jobs):
+        pre_levels, post_levels, _, problems = prepared[i]
+        pre, post = tables[0][i], tables[1][i]
+        if pre is None or post is None:
+            pre = _subarea_table(job.area, pre_levels, soils, groups[i], params)
+            post = _subarea_table(job.area, post_levels, soils, groups[i], params)
+        results.append(
+            _result(
+                job,
+                (pre, post),
+                problems=problems,
+                layers=layers,
+                soils=soils,
+                params=params,
+                figures=figures,
+            )
+        )
+    return results
+
+
+def _prepare(
+    job: DrainageJob,
+    layers: tuple[Layer | None, Layer | None, Layer | None],
+    soils: Layer | None,
+    params: HydrologyParams,
+) -> tuple[list[CoverLevel], list[CoverLevel], dict[str, shapely.Geometry], list[str]]:
+    """Return the pre- and post-development levels, soil groups and problems of one area."""
     problems: list[str] = []
-    notes: list[str] = []
-    area_sqft = float(shapely.area(area))
     pre_levels, post_levels = cover_levels(
-        area,
-        layers=(buildings, pavement, land_cover),
-        impervious=impervious,
-        disturbance=disturbance,
+        job.area,
+        layers=layers,
+        impervious=job.impervious,
+        disturbance=job.disturbance,
         params=params,
         problems=problems,
     )
-    groups = soil_groups(soils, area, params)
-    pre_table = _subarea_table(area, pre_levels, soils, groups, params)
-    post_table = _subarea_table(area, post_levels, soils, groups, params)
-    if land_cover is None:
+    return pre_levels, post_levels, soil_groups(soils, job.area, params), problems
+
+
+def _result(
+    job: DrainageJob,
+    tables: tuple[dict[str, np.ndarray], dict[str, np.ndarray]],
+    *,
+    problems: list[str],
+    layers: tuple[Layer | None, Layer | None, Layer | None],
+    soils: Layer | None,
+    params: HydrologyParams,
+    figures: Mapping[str, Any],
+) -> DrainageResult:
+    """Return one area's result from its sub-area tables (``figures``: storms, distribution)."""
+    pre_table, post_table = tables
+    area, tc = job.area, job.tc
+    notes: list[str] = []
+    area_sqft = float(shapely.area(area))
+    if layers[2] is None:
         notes.append(f"no land_cover layer: pervious ground counted as {params.default_cover}")
     if tc.source == "default":
         notes.append(f"Tc {tc.tc_hr:.2f} h is the ruleset default (no DEM or tc_min)")
@@ -367,21 +475,16 @@ def compute_drainage(
                 "soils layer; CN weighted over the mapped part only"
             )
         if unmapped < area_sqft:
-            kw = {
-                "storms_in": storms_in,
-                "tc_hr": tc.tc_hr,
-                "params": params,
-                "distribution": distribution,
-            }
-            pre = scenario_figures("pre", pre_table, area_sqft, **kw)  # type: ignore[arg-type]
-            post = scenario_figures("post", post_table, area_sqft, **kw)  # type: ignore[arg-type]
+            kw = {**figures, "tc_hr": tc.tc_hr, "params": params}
+            pre = scenario_figures("pre", pre_table, area_sqft, **kw)
+            post = scenario_figures("post", post_table, area_sqft, **kw)
     imp_post = float(post_table["area_sqft"][post_table["impervious"]].sum())
     imp_pct = 100.0 * imp_post / area_sqft if area_sqft > 0 else 0.0
     rv = rational.volumetric_runoff_coefficient(imp_pct)
     wqv = rational.water_quality_volume_cf(params.wqv_rainfall_in, imp_pct, area_sqft)
     return DrainageResult(
-        proposal_id=proposal_id,
-        drainage_id=drainage_id,
+        proposal_id=job.proposal_id,
+        drainage_id=job.drainage_id,
         geometry=area,
         tc=tc,
         pre=pre,
