@@ -474,6 +474,13 @@ def _result(
                 f"{unmapped:,.0f} sq ft of the drainage area has no soil group A-D in the "
                 "soils layer; CN weighted over the mapped part only"
             )
+        twice = float(pre_table["area_sqft"].sum()) - area_sqft
+        if twice > 0.5:
+            problems.append(
+                f"soils polygons of different soil groups overlap inside the drainage area "
+                f"({twice:,.0f} sq ft mapped twice), so its curve numbers are not defined; "
+                "fix the overlaps in the soils layer"
+            )
         if unmapped < area_sqft:
             kw = {**figures, "tc_hr": tc.tc_hr, "params": params}
             pre = scenario_figures("pre", pre_table, area_sqft, **kw)
