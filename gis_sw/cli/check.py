@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from gis_sw.analysis.waivers import Waiver, WaiverResult
     from gis_sw.api import Screening
+    from gis_sw.ruleset import Ruleset
 
 log = logging.getLogger("gis_sw.cli.check")
 
@@ -120,7 +121,12 @@ def command(
         ruleset = load_ruleset(ruleset_name)
         waivers = _load_waivers(waivers_path)
         if out_dir is not None:
-            _check_writable(out_dir, waivers=waivers is not None, overwrite=overwrite)
+            _check_writable(
+                out_dir,
+                inputs=(source, proposal, waivers_path),
+                ruleset=ruleset,
+                overwrite=overwrite,
+            )
         log.info("reading proposals from %s", proposal)
         proposals = gis_sw.read_proposals(proposal, ruleset=ruleset, crs=crs, strict=strict)
         log.info("reading layers from %s", source)
@@ -159,13 +165,36 @@ def _load_waivers(path: Path | None) -> list[Waiver] | None:
     return load_waivers(path, known_rules={r.rule_id for r in RULES})
 
 
-def _check_writable(out_dir: Path, *, waivers: bool, overwrite: bool) -> None:
-    """Refuse an existing output before anything is read (the rest is checked on writing)."""
-    from gis_sw.outputs.atomic import check_writable
+def _check_writable(
+    out_dir: Path,
+    *,
+    inputs: tuple[Path, Path, Path | None],
+    ruleset: Ruleset,
+    overwrite: bool,
+) -> None:
+    """Refuse an existing output, or one that is an input, before anything is read.
+
+    ``inputs`` are the layers source, the proposals file and the waivers file; the outputs
+    of each application's folder are checked again on writing.
+    """
+    from gis_sw.batch.fingerprint import input_files
+    from gis_sw.errors import GisSwError
+    from gis_sw.layers.manifest import resolve_source
+    from gis_sw.outputs.atomic import check_writable, input_identities, refuse_inputs
     from gis_sw.outputs.report import CHECK_OUTPUTS
 
-    for name in (*CHECK_OUTPUTS, *(["waivers.csv"] if waivers else [])):
-        check_writable(out_dir / name, overwrite=overwrite)
+    source, proposal, waivers = inputs
+    try:
+        manifest = resolve_source(source)
+    except GisSwError:  # reading the layers reports it, after the proposals
+        manifest = None
+    files = input_files(manifest, ruleset=ruleset, proposals=proposal)
+    if waivers is not None:
+        files["the waivers file"] = waivers
+    targets = [out_dir / n for n in (*CHECK_OUTPUTS, *(["waivers.csv"] if waivers else []))]
+    refuse_inputs(targets, input_identities(files))
+    for target in targets:
+        check_writable(target, overwrite=overwrite)
 
 
 def _warn_waivers(results: Iterable[WaiverResult]) -> None:
