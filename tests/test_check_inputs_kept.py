@@ -42,3 +42,23 @@ def test_check_refuses_an_output_that_is_an_input(tmp_path: Path, name: str, wha
     assert "never writes over its inputs" in result.output
     assert (out / name).read_bytes() == before
     assert sorted(p.name for p in out.iterdir()) == [name]
+
+
+def test_map_refuses_a_web_map_that_links_to_an_input(tmp_path: Path) -> None:
+    town = tmp_path / "sample"
+    shutil.copytree(SAMPLE, town)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "webmap.html").symlink_to(town / "layers.toml")  # an output name, an input file
+    before = (town / "layers.toml").read_bytes()
+    result = CliRunner().invoke(
+        cli,
+        [
+            *("map", str(town / "proposals.gpkg"), "--layers", str(town / "layers.toml")),
+            *("--out", str(out), "--overwrite", "--id", "P01-addition-r10"),
+        ],
+    )
+    assert result.exit_code == 2, result.output
+    assert f"output {out / 'webmap.html'} is the layers manifest" in result.output
+    assert (town / "layers.toml").read_bytes() == before
+    assert sorted(p.name for p in out.iterdir()) == ["webmap.html"]

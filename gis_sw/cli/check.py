@@ -177,22 +177,19 @@ def _check_writable(
     ``inputs`` are the layers source, the proposals file and the waivers file; the outputs
     of each application's folder are checked again on writing.
     """
-    from gis_sw.batch.fingerprint import input_files
-    from gis_sw.errors import GisSwError
-    from gis_sw.layers.manifest import resolve_source
-    from gis_sw.outputs.atomic import check_writable, input_identities, refuse_inputs
+    from gis_sw.cli.guard import refuse_outputs_over_inputs
+    from gis_sw.outputs.atomic import check_writable
     from gis_sw.outputs.report import CHECK_OUTPUTS
 
     source, proposal, waivers = inputs
-    try:
-        manifest = resolve_source(source)
-    except GisSwError:  # reading the layers reports it, after the proposals
-        manifest = None
-    files = input_files(manifest, ruleset=ruleset, proposals=proposal)
-    if waivers is not None:
-        files["the waivers file"] = waivers
     targets = [out_dir / n for n in (*CHECK_OUTPUTS, *(["waivers.csv"] if waivers else []))]
-    refuse_inputs(targets, input_identities(files))
+    refuse_outputs_over_inputs(
+        targets,
+        source=source,
+        proposals=proposal,
+        ruleset=ruleset,
+        extra={"the waivers file": waivers},
+    )
     for target in targets:
         check_writable(target, overwrite=overwrite)
 

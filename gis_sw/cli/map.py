@@ -81,6 +81,7 @@ def command(
     """
     with profiled(profile) as prof:
         import gis_sw
+        from gis_sw.cli.guard import refuse_outputs_over_inputs
         from gis_sw.errors import OutputError
         from gis_sw.outputs.atomic import check_writable
         from gis_sw.outputs.maps.bundle import map_paths, write_maps
@@ -116,7 +117,9 @@ def command(
         targets = map_paths(out_dir, screening, **drawn)
         stems = file_stems(proposals.ids)
         index = out_dir / INDEX_NAME if files_by_id(stems, targets) else None
-        for path in [*targets, *([index] if index else [])]:
+        planned = [*targets, *([index] if index else [])]
+        refuse_outputs_over_inputs(planned, source=source, proposals=proposal, ruleset=ruleset)
+        for path in planned:
             check_writable(path, overwrite=overwrite)
         written = write_maps(
             out_dir,
