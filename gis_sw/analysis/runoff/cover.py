@@ -403,3 +403,26 @@ def sums_to_columns(
         "c": np.array([covers[c].c for _, c, _ in keys], dtype="float64"),
         "impervious": np.array([covers[c].impervious for _, c, _ in keys], dtype=bool),
     }
+
+
+def soil_problems(table: Mapping[str, np.ndarray], area_sqft: float, problems: list[str]) -> float:
+    """Add to ``problems`` what the soils leave undefined in sub-area columns; return unmapped.
+
+    Ground no soil group A-D maps (over 0.5 sq ft), and ground two soil groups both map
+    (the sub-areas adding up to more than the drainage area): either leaves the curve
+    numbers of the drainage area undefined, so its runoff is ``review``.
+    """
+    unmapped = float(table["area_sqft"][pd.isna(table["hsg"])].sum())
+    if unmapped > 0.5:
+        problems.append(
+            f"{unmapped:,.0f} sq ft of the drainage area has no soil group A-D in the "
+            "soils layer; CN weighted over the mapped part only"
+        )
+    twice = float(table["area_sqft"].sum()) - area_sqft
+    if twice > 0.5:
+        problems.append(
+            f"soils polygons of different soil groups overlap inside the drainage area "
+            f"({twice:,.0f} sq ft mapped twice), so its curve numbers are not defined; "
+            "fix the overlaps in the soils layer"
+        )
+    return unmapped

@@ -27,6 +27,7 @@ from gis_sw.analysis.runoff.cover import (
     cover_levels_existing,
     cover_levels_new,
     soil_groups,
+    soil_problems,
     split_cover,
     subarea_columns,
     subarea_frame,
@@ -468,19 +469,7 @@ def _result(
     if soils is None:
         problems.append("soils layer not provided: curve numbers cannot be chosen")
     else:
-        unmapped = float(pre_table["area_sqft"][pd.isna(pre_table["hsg"])].sum())
-        if unmapped > 0.5:
-            problems.append(
-                f"{unmapped:,.0f} sq ft of the drainage area has no soil group A-D in the "
-                "soils layer; CN weighted over the mapped part only"
-            )
-        twice = float(pre_table["area_sqft"].sum()) - area_sqft
-        if twice > 0.5:
-            problems.append(
-                f"soils polygons of different soil groups overlap inside the drainage area "
-                f"({twice:,.0f} sq ft mapped twice), so its curve numbers are not defined; "
-                "fix the overlaps in the soils layer"
-            )
+        unmapped = soil_problems(pre_table, area_sqft, problems)
         if unmapped < area_sqft:
             kw = {**figures, "tc_hr": tc.tc_hr, "params": params}
             pre = scenario_figures("pre", pre_table, area_sqft, **kw)
