@@ -58,6 +58,7 @@ from gis_sw.around import (
     WHOLE_KINDS,
     contains,
     live,
+    near_mask,
     nearest_outside,
     outside_error,
     read_around,
@@ -202,15 +203,16 @@ class Town(ParcelLookup):
         outside = [k for k, w in self.windows.items() if not contains(w, box)]
         region_box = shapely.box(*box)
         vectors: dict[str, gpd.GeoDataFrame] = {}
-        keys = shapely.to_wkb(arr)
         for kind, tree in self._trees.items():
             if len(self._geoms[kind]) == 0 or kind in WHOLE_KINDS:
                 vectors[kind] = self._frames[kind]
                 continue
             rows = tree.query(region_box)
-            nearest = self._nearest(kind, arr, keys)
-            if kind in self.windows and kind not in outside:
-                self._check_nearest(kind, arr, nearest, outside)
+            # a geometry with a feature within the reach has its nearest ones in ``rows``
+            far = arr[~near_mask(arr, tree, self.reach_ft)]
+            nearest = self._nearest(kind, far, shapely.to_wkb(far))
+            if len(far) and kind in self.windows and kind not in outside:
+                self._check_nearest(kind, far, outside)
             keep = np.unique(np.concatenate([rows, nearest, extra.get(kind, rows[:0])]))
             vectors[kind] = self._frames[kind].iloc[keep]
         if outside:
@@ -223,13 +225,13 @@ class Town(ParcelLookup):
             source=self.layers.source,
         )
 
-    def _check_nearest(
-        self, kind: str, arr: np.ndarray, nearest: np.ndarray, outside: list[str]
-    ) -> None:
-        """Add ``kind`` to ``outside`` when its nearest features may lie beyond its window."""
-        if not len(nearest) or nearest_outside(
-            self.windows[kind], arr, self._geoms[kind], self._trees[kind]
-        ):
+    def _check_nearest(self, kind: str, far: np.ndarray, outside: list[str]) -> None:
+        """Add ``kind`` to ``outside`` when the nearest features of ``far`` may leave its window.
+
+        ``far``: the geometries with no feature of ``kind`` within the reach (the window
+        holds the others' nearest features, since it holds the region).
+        """
+        if nearest_outside(self.windows[kind], far, self._geoms[kind], self._trees[kind]):
             outside.append(kind)
 
     def _nearest(self, kind: str, geoms: np.ndarray, keys: np.ndarray) -> np.ndarray:

@@ -52,6 +52,7 @@ __all__ = [
     "contains",
     "live",
     "near_box",
+    "near_mask",
     "nearest_outside",
     "outside_error",
     "read_around",
@@ -147,6 +148,43 @@ def region(
     return _grown(np.asarray(whole), reach_ft), own
 
 
+NEAR_SLACK = 1e-6
+"""Relative slack under the reach for :func:`near_mask` (float rounding never lets a
+geometry called near have its nearest feature beyond the reach)."""
+
+
+def near_mask(arr: np.ndarray, tree: shapely.STRtree, reach_ft: float) -> np.ndarray:
+    """Return True for each geometry of ``arr`` sure to have a feature of ``tree`` within reach.
+
+    The nearest features of such a geometry lie within its envelope grown by the reach, so
+    in a box query of the region and in any window holding that grown envelope: only the
+    others need a nearest search.  Decided per cell of a grid (a quarter of the reach) in
+    one search of the cells' centres: a geometry whose envelope's farthest corner from its
+    cell's centre, plus that centre's distance to its nearest feature, is within the reach
+    is near (the distance to a feature is at most that sum).  A conservative test: a
+    geometry called far may be near, never the reverse.
+    """
+    near = np.zeros(len(arr), dtype=bool)
+    if not len(arr) or not len(tree.geometries) or not reach_ft > 0:
+        return near
+    bounds = shapely.bounds(arr)
+    cell = reach_ft / 4.0
+    mid = (bounds[:, :2] + bounds[:, 2:]) / 2.0
+    ij = np.floor(mid / cell)
+    cells, which = np.unique(ij, axis=0, return_inverse=True)
+    centres = (cells + 0.5) * cell
+    (hit, _), dist = tree.query_nearest(
+        shapely.points(centres), return_distance=True, all_matches=False
+    )
+    centre_ft = np.full(len(cells), np.inf)
+    centre_ft[hit] = dist
+    c = centres[which.reshape(-1)]
+    dx = np.maximum(np.abs(bounds[:, 0] - c[:, 0]), np.abs(bounds[:, 2] - c[:, 0]))
+    dy = np.maximum(np.abs(bounds[:, 1] - c[:, 1]), np.abs(bounds[:, 3] - c[:, 1]))
+    near[:] = np.hypot(dx, dy) + centre_ft[which.reshape(-1)] <= reach_ft * (1.0 - NEAR_SLACK)
+    return near
+
+
 def nearest_box(
     arr: np.ndarray, layer: np.ndarray, tree: shapely.STRtree | None = None
 ) -> Bounds | None:
@@ -194,16 +232,28 @@ def _union(a: Bounds, b: Bounds) -> Bounds:
 
 
 def _fill_nearest(
-    inspection: LayerInspection, arr: np.ndarray, *, ruleset: Ruleset, strict: bool
+    inspection: LayerInspection,
+    arr: np.ndarray,
+    *,
+    ruleset: Ruleset,
+    strict: bool,
+    reach_ft: float,
 ) -> None:
     """Read again the layers whose nearest features may lie outside their window.
 
     Each is read in a window that holds them (step 3 of the module docstring); a layer
-    with no feature in its window is read whole.
+    with no feature in its window is read whole.  Every window holds the envelope of
+    ``arr`` grown by ``reach_ft``, so only the geometries with no feature within the reach
+    (:func:`near_mask`) are searched.
     """
     for kind, window in list(inspection.windows.items()):
         layer = np.asarray(inspection.vectors[kind].geometry.to_numpy(), dtype=object)
-        need = nearest_box(arr, layer)
+        if len(layer):
+            tree = shapely.STRtree(layer)
+            far = arr[~near_mask(arr, tree, reach_ft)]
+            need = nearest_box(far, layer, tree) if len(far) else window
+        else:
+            need = None
         if need is not None and contains(window, need):
             continue
         wider = None if need is None else _union(window, need)
@@ -304,5 +354,5 @@ def read_around(
         source, ruleset=ruleset, strict=strict, windows=windows, extents=extents
     )
     if inspection.ok:
-        _fill_nearest(inspection, arr, ruleset=ruleset, strict=strict)
+        _fill_nearest(inspection, arr, ruleset=ruleset, strict=strict, reach_ft=reach_ft)
     return layerset_of(inspection), dict(inspection.windows)
