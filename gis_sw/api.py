@@ -58,8 +58,6 @@ from gis_sw.around import (
     WHOLE_KINDS,
     contains,
     live,
-    near_mask,
-    nearest_outside,
     outside_error,
     read_around,
     region,
@@ -69,6 +67,7 @@ from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.proposals import Proposals
 from gis_sw.layers.read import read_layers
 from gis_sw.layers.read import read_proposals as _read_proposals
+from gis_sw.nearest import Nearest, far_box, split_nearest
 from gis_sw.ruleset import Ruleset
 from gis_sw.screening import Screening, protected_buildings, wetland_band
 from gis_sw.town_parcels import ParcelLookup
@@ -209,10 +208,11 @@ class Town(ParcelLookup):
                 continue
             rows = tree.query(region_box)
             # a geometry with a feature within the reach has its nearest ones in ``rows``
-            far = arr[~near_mask(arr, tree, self.reach_ft)]
-            nearest = self._nearest(kind, far, shapely.to_wkb(far))
+            far, found = split_nearest(arr, tree, self.reach_ft)
+            rest = far[found.searched]
+            nearest = np.concatenate([found.rows, self._nearest(kind, rest, shapely.to_wkb(rest))])
             if len(far) and kind in self.windows and kind not in outside:
-                self._check_nearest(kind, far, outside)
+                self._check_nearest(kind, far, found, outside)
             keep = np.unique(np.concatenate([rows, nearest, extra.get(kind, rows[:0])]))
             vectors[kind] = self._frames[kind].iloc[keep]
         if outside:
@@ -225,13 +225,17 @@ class Town(ParcelLookup):
             source=self.layers.source,
         )
 
-    def _check_nearest(self, kind: str, far: np.ndarray, outside: list[str]) -> None:
+    def _check_nearest(
+        self, kind: str, far: np.ndarray, found: Nearest, outside: list[str]
+    ) -> None:
         """Add ``kind`` to ``outside`` when the nearest features of ``far`` may leave its window.
 
-        ``far``: the geometries with no feature of ``kind`` within the reach (the window
-        holds the others' nearest features, since it holds the region).
+        ``far``, ``found``: the geometries with no feature of ``kind`` within the reach
+        (the window holds the others' nearest features, since it holds the region), and
+        their nearest features where known (:func:`~gis_sw.around.split_nearest`).
         """
-        if nearest_outside(self.windows[kind], far, self._geoms[kind], self._trees[kind]):
+        need = far_box(far, found, self._geoms[kind], self._trees[kind])
+        if need is None or not contains(self.windows[kind], need):
             outside.append(kind)
 
     def _nearest(self, kind: str, geoms: np.ndarray, keys: np.ndarray) -> np.ndarray:

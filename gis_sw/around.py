@@ -42,6 +42,7 @@ from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.read import LayerInspection, inspect_layers, layerset_of, read_vector_window
 from gis_sw.layers.window import Bounds
 from gis_sw.layers.window_read import whole_extent
+from gis_sw.nearest import far_box, nearest_box, split_nearest
 from gis_sw.ruleset import Ruleset
 
 log = logging.getLogger(__name__)
@@ -52,7 +53,6 @@ __all__ = [
     "contains",
     "live",
     "near_box",
-    "near_mask",
     "nearest_outside",
     "outside_error",
     "read_around",
@@ -148,65 +148,6 @@ def region(
     return _grown(np.asarray(whole), reach_ft), own
 
 
-NEAR_SLACK = 1e-6
-"""Relative slack under the reach for :func:`near_mask` (float rounding never lets a
-geometry called near have its nearest feature beyond the reach)."""
-
-
-def near_mask(arr: np.ndarray, tree: shapely.STRtree, reach_ft: float) -> np.ndarray:
-    """Return True for each geometry of ``arr`` sure to have a feature of ``tree`` within reach.
-
-    The nearest features of such a geometry lie within its envelope grown by the reach, so
-    in a box query of the region and in any window holding that grown envelope: only the
-    others need a nearest search.  Decided per cell of a grid (a quarter of the reach) in
-    one search of the cells' centres: a geometry whose envelope's farthest corner from its
-    cell's centre, plus that centre's distance to its nearest feature, is within the reach
-    is near (the distance to a feature is at most that sum).  A conservative test: a
-    geometry called far may be near, never the reverse.
-    """
-    near = np.zeros(len(arr), dtype=bool)
-    if not len(arr) or not len(tree.geometries) or not reach_ft > 0:
-        return near
-    bounds = shapely.bounds(arr)
-    cell = reach_ft / 4.0
-    mid = (bounds[:, :2] + bounds[:, 2:]) / 2.0
-    ij = np.floor(mid / cell)
-    cells, which = np.unique(ij, axis=0, return_inverse=True)
-    centres = (cells + 0.5) * cell
-    (hit, _), dist = tree.query_nearest(
-        shapely.points(centres), return_distance=True, all_matches=False
-    )
-    centre_ft = np.full(len(cells), np.inf)
-    centre_ft[hit] = dist
-    c = centres[which.reshape(-1)]
-    dx = np.maximum(np.abs(bounds[:, 0] - c[:, 0]), np.abs(bounds[:, 2] - c[:, 0]))
-    dy = np.maximum(np.abs(bounds[:, 1] - c[:, 1]), np.abs(bounds[:, 3] - c[:, 1]))
-    near[:] = np.hypot(dx, dy) + centre_ft[which.reshape(-1)] <= reach_ft * (1.0 - NEAR_SLACK)
-    return near
-
-
-def nearest_box(
-    arr: np.ndarray, layer: np.ndarray, tree: shapely.STRtree | None = None
-) -> Bounds | None:
-    """Return the box holding every feature of ``layer`` as near to ``arr`` as its nearest.
-
-    None when ``layer`` is empty (the nearest may be anywhere).  ``tree``: an STRtree of
-    ``layer`` already built.
-    """
-    if not len(layer):
-        return None
-    tree = shapely.STRtree(layer) if tree is None else tree
-    where, rows = tree.query_nearest(arr, all_matches=False)
-    dist = shapely.distance(arr[where], layer[rows])
-    bounds = shapely.bounds(arr[where])
-    return (
-        float((bounds[:, 0] - dist).min()),
-        float((bounds[:, 1] - dist).min()),
-        float((bounds[:, 2] + dist).max()),
-        float((bounds[:, 3] + dist).max()),
-    )
-
-
 def nearest_outside(
     window: Bounds, arr: np.ndarray, layer: np.ndarray, tree: shapely.STRtree
 ) -> bool:
@@ -250,8 +191,8 @@ def _fill_nearest(
         layer = np.asarray(inspection.vectors[kind].geometry.to_numpy(), dtype=object)
         if len(layer):
             tree = shapely.STRtree(layer)
-            far = arr[~near_mask(arr, tree, reach_ft)]
-            need = nearest_box(far, layer, tree) if len(far) else window
+            far, found = split_nearest(arr, tree, reach_ft)
+            need = far_box(far, found, layer, tree) if len(far) else window
         else:
             need = None
         if need is not None and contains(window, need):
