@@ -107,14 +107,17 @@ CELL_CANDIDATES = 16
 class Nearest:
     """The nearest features of some geometries (ties included), and those left to search.
 
-    ``where``, ``rows``, ``dist_ft``: pairs of a geometry, one of its nearest features and
-    their distance, as ``STRtree.query_nearest(..., all_matches=True)`` gives;
-    ``searched``: True for a geometry whose pairs are not here.
+    ``where``, ``rows``: pairs of a geometry and one of its nearest features, as
+    ``STRtree.query_nearest(..., all_matches=True)`` gives; ``dist_ft``: their distance,
+    NaN where not measured (a geometry with one candidate feature), then within
+    ``low_ft``-``high_ft``; ``searched``: True for a geometry whose pairs are not here.
     """
 
     where: np.ndarray
     rows: np.ndarray
     dist_ft: np.ndarray
+    low_ft: np.ndarray
+    high_ft: np.ndarray
     searched: np.ndarray
 
 
@@ -130,7 +133,8 @@ def cell_nearest(arr: np.ndarray, tree: shapely.STRtree, reach_ft: float) -> Nea
     """
     empty = np.empty(0, dtype=np.intp)
     if not len(arr) or not len(tree.geometries) or not reach_ft > 0:
-        return Nearest(empty, empty, np.empty(0), np.ones(len(arr), dtype=bool))
+        none = np.empty(0)
+        return Nearest(empty, empty, none, none, none, np.ones(len(arr), dtype=bool))
     centres, which, corner_ft = _cells(arr, reach_ft / 16.0)
     spread_ft = np.zeros(len(centres))
     np.maximum.at(spread_ft, which, corner_ft)
@@ -156,12 +160,18 @@ def cell_nearest(arr: np.ndarray, tree: shapely.STRtree, reach_ft: float) -> Nea
     first = np.repeat(np.cumsum(per) - per, per)
     pair = np.repeat(start[which[mine]], per) + np.arange(len(where)) - first
     keep = from_centre[pair] <= _widened(centre_ft[which[where]] + 2.0 * corner_ft[where])
-    where, rows = where[keep], feature[pair[keep]]
-    dist_ft = np.asarray(shapely.distance(arr[where], tree.geometries[rows]))
+    where, rows, pair = where[keep], feature[pair[keep]], pair[keep]
+    # one candidate left: it is the nearest, its distance within the centre's +- corner
+    alone = np.bincount(where, minlength=len(arr))[where] == 1
+    dist_ft = np.full(len(where), np.nan)
+    dist_ft[~alone] = shapely.distance(arr[where[~alone]], tree.geometries[rows[~alone]])
     least = np.full(len(arr), np.inf)
-    np.minimum.at(least, where, dist_ft)
-    tie = dist_ft == least[where]
-    return Nearest(where[tie], rows[tie], dist_ft[tie], ~good[which])
+    np.minimum.at(least, where[~alone], dist_ft[~alone])
+    tie = alone | (dist_ft == least[where])
+    corner = corner_ft[where]
+    low = np.maximum(from_centre[pair] - corner, 0.0) * (1.0 - NEAR_SLACK) - NEAR_SLACK
+    high = _widened(from_centre[pair] + corner)
+    return Nearest(where[tie], rows[tie], dist_ft[tie], low[tie], high[tie], ~good[which])
 
 
 def _widened(radius_ft: np.ndarray) -> np.ndarray:
@@ -187,11 +197,12 @@ def far_box(
 ) -> Bounds | None:
     """Return the box holding every feature as near to ``far`` as its nearest (None: none).
 
-    ``found``: :func:`cell_nearest` of ``far``; the geometries it left are searched here.
+    ``found``: :func:`cell_nearest` of ``far``; the geometries it left are searched here,
+    and a distance it did not measure is measured where it may set a side of the box.
     """
     boxes: list[Bounds | None] = []
     if len(found.where):
-        boxes.append(_grown_each(far[found.where], found.dist_ft))
+        boxes.append(_grown_each(far[found.where], _measured(far, found, layer)))
     if found.searched.any():
         boxes.append(nearest_box(far[found.searched], layer, tree))
     if not boxes or any(b is None for b in boxes):
@@ -203,6 +214,33 @@ def far_box(
         float(every[:, 2].max()),
         float(every[:, 3].max()),
     )
+
+
+def _measured(far: np.ndarray, found: Nearest, layer: np.ndarray) -> np.ndarray:
+    """Return ``found``'s distances, measuring the unmeasured that may set a side of the box.
+
+    A side is the least of ``edge - distance`` (or the most of ``edge + distance``); a pair
+    whose best case cannot reach the worst case of another is left out (``-inf`` / ``inf``
+    where it cannot count, so the box is the one every distance measured would give).
+    """
+    bounds = shapely.bounds(far[found.where])
+    dist = found.dist_ft.copy()
+    todo = np.isnan(dist)
+    if not todo.any():
+        return dist
+    low = np.where(todo, found.low_ft, dist)
+    high = np.where(todo, found.high_ft, dist)
+    need = np.zeros(len(dist), dtype=bool)
+    for side, sign in ((0, -1.0), (1, -1.0), (2, 1.0), (3, 1.0)):
+        # value = edge + sign * distance; the least (sign -1) or most (sign +1) counts
+        edge = sign * bounds[:, side]
+        best = edge + high  # the most ``sign * value`` can be
+        worst = edge + low
+        need |= todo & (best >= worst.max())
+    dist[need] = shapely.distance(far[found.where[need]], layer[found.rows[need]])
+    # the others cannot set a side: give them a distance that cannot either
+    dist[todo & ~need] = found.low_ft[todo & ~need]
+    return dist
 
 
 def _grown_each(geoms: np.ndarray, dist: np.ndarray) -> Bounds:
