@@ -68,6 +68,18 @@ blocks and ``findings.gpkg`` a twentieth each.  Still about 1.6x over the minute
 too); now 104 s wall, **104 s CPU**, 1,040 MB: within the 2 GB, over the minute again
 (52 s CPU before the ``window`` merge; not profiled this round).
 
+Third round (bigprop3, 11:55-12:10 UTC, load 1-3, before = main at 95dbef7 run the same
+way): ``big`` at 100,000 polygons 152 s wall, 107 s CPU, 1,047 MB before; now **46 s wall,
+46 s CPU**, 1,036 MB: within all three targets.  ``many`` at 20,000 proposals 109 s wall,
+102 s CPU before; now 92 s wall, **92 s CPU** (the nearest searches were about a tenth; the
+rest is as bigprop2 left it, still 1.5x over the minute).  What the ``window`` merge made
+slow was the nearest-feature search of every proposal geometry, for every layer, three times
+(``read_around``'s re-read check, ``Town.local``'s nearest rows and its window check):
+100,000 searches per layer for the big proposal.  Now (``gis_sw/nearest.py``) a geometry
+with a feature within the reach is not searched (its nearest features lie in the region and
+every window anyway), and the others are settled per grid cell against the few features a
+cell can hold, a search of each only where a cell holds more than 16.
+
 Not part of the test run (``tests/test_proposals_scale.py`` runs a small version).
 """
 

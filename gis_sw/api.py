@@ -58,7 +58,6 @@ from gis_sw.around import (
     WHOLE_KINDS,
     contains,
     live,
-    nearest_outside,
     outside_error,
     read_around,
     region,
@@ -68,6 +67,7 @@ from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.proposals import Proposals
 from gis_sw.layers.read import read_layers
 from gis_sw.layers.read import read_proposals as _read_proposals
+from gis_sw.nearest import Nearest, far_box, split_nearest
 from gis_sw.ruleset import Ruleset
 from gis_sw.screening import Screening, protected_buildings, wetland_band
 from gis_sw.town_parcels import ParcelLookup
@@ -202,15 +202,17 @@ class Town(ParcelLookup):
         outside = [k for k, w in self.windows.items() if not contains(w, box)]
         region_box = shapely.box(*box)
         vectors: dict[str, gpd.GeoDataFrame] = {}
-        keys = shapely.to_wkb(arr)
         for kind, tree in self._trees.items():
             if len(self._geoms[kind]) == 0 or kind in WHOLE_KINDS:
                 vectors[kind] = self._frames[kind]
                 continue
             rows = tree.query(region_box)
-            nearest = self._nearest(kind, arr, keys)
-            if kind in self.windows and kind not in outside:
-                self._check_nearest(kind, arr, nearest, outside)
+            # a geometry with a feature within the reach has its nearest ones in ``rows``
+            far, found = split_nearest(arr, tree, self.reach_ft)
+            rest = far[found.searched]
+            nearest = np.concatenate([found.rows, self._nearest(kind, rest, shapely.to_wkb(rest))])
+            if len(far) and kind in self.windows and kind not in outside:
+                self._check_nearest(kind, far, found, outside)
             keep = np.unique(np.concatenate([rows, nearest, extra.get(kind, rows[:0])]))
             vectors[kind] = self._frames[kind].iloc[keep]
         if outside:
@@ -224,12 +226,16 @@ class Town(ParcelLookup):
         )
 
     def _check_nearest(
-        self, kind: str, arr: np.ndarray, nearest: np.ndarray, outside: list[str]
+        self, kind: str, far: np.ndarray, found: Nearest, outside: list[str]
     ) -> None:
-        """Add ``kind`` to ``outside`` when its nearest features may lie beyond its window."""
-        if not len(nearest) or nearest_outside(
-            self.windows[kind], arr, self._geoms[kind], self._trees[kind]
-        ):
+        """Add ``kind`` to ``outside`` when the nearest features of ``far`` may leave its window.
+
+        ``far``, ``found``: the geometries with no feature of ``kind`` within the reach
+        (the window holds the others' nearest features, since it holds the region), and
+        their nearest features where known (:func:`~gis_sw.around.split_nearest`).
+        """
+        need = far_box(far, found, self._geoms[kind], self._trees[kind])
+        if need is None or not contains(self.windows[kind], need):
             outside.append(kind)
 
     def _nearest(self, kind: str, geoms: np.ndarray, keys: np.ndarray) -> np.ndarray:

@@ -42,6 +42,7 @@ from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.read import LayerInspection, inspect_layers, layerset_of, read_vector_window
 from gis_sw.layers.window import Bounds
 from gis_sw.layers.window_read import whole_extent
+from gis_sw.nearest import far_box, nearest_box, split_nearest
 from gis_sw.ruleset import Ruleset
 
 log = logging.getLogger(__name__)
@@ -147,28 +148,6 @@ def region(
     return _grown(np.asarray(whole), reach_ft), own
 
 
-def nearest_box(
-    arr: np.ndarray, layer: np.ndarray, tree: shapely.STRtree | None = None
-) -> Bounds | None:
-    """Return the box holding every feature of ``layer`` as near to ``arr`` as its nearest.
-
-    None when ``layer`` is empty (the nearest may be anywhere).  ``tree``: an STRtree of
-    ``layer`` already built.
-    """
-    if not len(layer):
-        return None
-    tree = shapely.STRtree(layer) if tree is None else tree
-    where, rows = tree.query_nearest(arr, all_matches=False)
-    dist = shapely.distance(arr[where], layer[rows])
-    bounds = shapely.bounds(arr[where])
-    return (
-        float((bounds[:, 0] - dist).min()),
-        float((bounds[:, 1] - dist).min()),
-        float((bounds[:, 2] + dist).max()),
-        float((bounds[:, 3] + dist).max()),
-    )
-
-
 def nearest_outside(
     window: Bounds, arr: np.ndarray, layer: np.ndarray, tree: shapely.STRtree
 ) -> bool:
@@ -194,16 +173,28 @@ def _union(a: Bounds, b: Bounds) -> Bounds:
 
 
 def _fill_nearest(
-    inspection: LayerInspection, arr: np.ndarray, *, ruleset: Ruleset, strict: bool
+    inspection: LayerInspection,
+    arr: np.ndarray,
+    *,
+    ruleset: Ruleset,
+    strict: bool,
+    reach_ft: float,
 ) -> None:
     """Read again the layers whose nearest features may lie outside their window.
 
     Each is read in a window that holds them (step 3 of the module docstring); a layer
-    with no feature in its window is read whole.
+    with no feature in its window is read whole.  Every window holds the envelope of
+    ``arr`` grown by ``reach_ft``, so only the geometries with no feature within the reach
+    (:func:`near_mask`) are searched.
     """
     for kind, window in list(inspection.windows.items()):
         layer = np.asarray(inspection.vectors[kind].geometry.to_numpy(), dtype=object)
-        need = nearest_box(arr, layer)
+        if len(layer):
+            tree = shapely.STRtree(layer)
+            far, found = split_nearest(arr, tree, reach_ft)
+            need = far_box(far, found, layer, tree) if len(far) else window
+        else:
+            need = None
         if need is not None and contains(window, need):
             continue
         wider = None if need is None else _union(window, need)
@@ -304,5 +295,5 @@ def read_around(
         source, ruleset=ruleset, strict=strict, windows=windows, extents=extents
     )
     if inspection.ok:
-        _fill_nearest(inspection, arr, ruleset=ruleset, strict=strict)
+        _fill_nearest(inspection, arr, ruleset=ruleset, strict=strict, reach_ft=reach_ft)
     return layerset_of(inspection), dict(inspection.windows)
