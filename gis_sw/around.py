@@ -38,6 +38,7 @@ import numpy as np
 import shapely
 
 from gis_sw.errors import LayerError, Problem
+from gis_sw.layers.geoms import unlocated
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.read import LayerInspection, inspect_layers, layerset_of, read_vector_window
 from gis_sw.layers.window import Bounds
@@ -72,7 +73,7 @@ def live(geoms: Iterable[Any]) -> np.ndarray:
     """Return the geometries that are neither missing nor empty, as an object array."""
     arr = np.asarray(list(geoms), dtype=object)
     if len(arr):
-        arr = arr[~(shapely.is_missing(arr) | shapely.is_empty(arr))]
+        arr = arr[~unlocated(arr)]
     return arr
 
 

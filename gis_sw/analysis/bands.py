@@ -43,6 +43,8 @@ from typing import Any
 import numpy as np
 import shapely
 
+from gis_sw.layers.geoms import unlocated
+
 __all__ = [
     "AREA_TOLERANCE_SQFT",
     "adjacent_band",
@@ -146,7 +148,7 @@ def wetlands_near(
 ) -> np.ndarray:
     """Positions (sorted) of the wetlands within ``width_ft`` of any subject."""
     geoms, targets = _array(wetlands), _array(subjects)
-    targets = targets[~(shapely.is_missing(targets) | shapely.is_empty(targets))]
+    targets = targets[~unlocated(targets)]
     if len(geoms) == 0 or len(targets) == 0:
         return np.zeros(0, dtype=np.int64)
     tree = shapely.STRtree(geoms)

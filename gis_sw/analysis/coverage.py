@@ -37,6 +37,7 @@ import shapely
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.findings import Outcome
 from gis_sw.analysis.registry import layers_needed
+from gis_sw.layers.geoms import unlocated
 from gis_sw.layers.specs import TOWN_LAYERS
 
 __all__ = ["apply_coverage", "name_shared_lots"]
@@ -93,7 +94,7 @@ def unlocated_features(ctx: CheckContext, kind: str) -> str:
         named: list[str] = []
         if layer is not None and len(layer):
             geoms = layer.geometry.to_numpy()
-            rows_at = np.flatnonzero(shapely.is_missing(geoms) | shapely.is_empty(geoms))
+            rows_at = np.flatnonzero(unlocated(geoms))
             spec = TOWN_LAYERS.get(kind)
             column = spec.id_column if spec is not None else None
             ids = layer[column].to_numpy(dtype=object) if column in layer.columns else None

@@ -33,6 +33,7 @@ from affine import Affine
 from rasterio import features
 
 from gis_sw.analysis.context import CheckContext
+from gis_sw.layers.geoms import unlocated
 from gis_sw.layers.raster import RasterLayer, RasterMode
 
 TEST_HOLE_COLUMNS: dict[str, str] = {
@@ -118,7 +119,7 @@ def cells_touched(
         parts = [np.concatenate([f[k] for f in found]) if found else np.empty(0) for k in range(3)]
         return owner, parts[0], parts[1], parts[2]
     nrows, ncols = raster.shape
-    present = ~(shapely.is_missing(geoms) | shapely.is_empty(geoms))
+    present = ~unlocated(geoms)
     bounds = np.where(present[:, None], shapely.bounds(geoms), 0.0)
     cols = (bounds[:, [0, 2]] - t.c) / t.a
     rows = (bounds[:, [1, 3]] - t.f) / t.e
@@ -160,7 +161,7 @@ def raster_gaps(raster: RasterLayer, geometries: np.ndarray) -> np.ndarray:
     """
     geoms = np.asarray(geometries, dtype=object)
     out = np.zeros(len(geoms), dtype=bool)
-    present = ~(shapely.is_missing(geoms) | shapely.is_empty(geoms)) if len(geoms) else out
+    present = ~unlocated(geoms) if len(geoms) else out
     if not present.any():
         return out
     extent = shapely.box(*raster.bounds)

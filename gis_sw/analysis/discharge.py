@@ -20,6 +20,7 @@ import shapely
 
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.flow import FlowEnd, FlowGrid
+from gis_sw.layers.geoms import unlocated
 from gis_sw.layers.raster import RasterLayer
 
 
@@ -93,8 +94,7 @@ def _discharge(ctx: CheckContext, ids: list[str]) -> dict[str, Discharge]:
         }
     # a feature without a location shows nothing here; the engine's coverage step makes
     # the passes that rely on the layer review, naming it
-    located = layer.geometry.notna().to_numpy() & ~shapely.is_empty(layer.geometry.to_numpy())
-    layer = layer[located]
+    layer = layer[~unlocated(layer.geometry.to_numpy())]
     params = ctx.ruleset.section("condition_a")
     listings = tuple(str(v) for v in params.get("watershed_listings", WATERSHED_LISTINGS))
     sheds, bodies = split_impaired(layer, listings)

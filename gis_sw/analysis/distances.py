@@ -16,6 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import shapely
 
+from gis_sw.layers.geoms import unlocated
+
 
 @dataclass(frozen=True, slots=True)
 class Pairs:
@@ -187,12 +189,12 @@ def nearest(sources: object, targets: object) -> tuple[np.ndarray, np.ndarray]:
     tgt = _geoms(targets)
     index = np.full(len(src), -1, dtype="int64")
     dist = np.full(len(src), np.nan)
-    valid = ~(shapely.is_missing(src) | shapely.is_empty(src)) if len(src) else np.empty(0, bool)
+    valid = ~unlocated(src) if len(src) else np.empty(0, bool)
     if len(src) == 0 or len(tgt) == 0 or not valid.any():
         return index, dist
     rows = np.flatnonzero(valid)
-    pieces, owner = _pieces(tgt[~(shapely.is_missing(tgt) | shapely.is_empty(tgt))])
-    kept = np.flatnonzero(~(shapely.is_missing(tgt) | shapely.is_empty(tgt)))
+    pieces, owner = _pieces(tgt[~unlocated(tgt)])
+    kept = np.flatnonzero(~unlocated(tgt))
     if len(pieces) == 0:
         return index, dist
     tree = shapely.STRtree(pieces)

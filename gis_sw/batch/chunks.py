@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 import shapely
 
+from gis_sw.layers.geoms import unlocated
 from gis_sw.ruleset import Ruleset
 
 CONTEXT_KINDS: tuple[str, ...] = (
@@ -164,7 +165,7 @@ def plan_chunks(
         raise ValueError(f"chunk size {chunk_size} must be 1 or more")
     geoms = np.asarray(parcels.to_numpy(), dtype=object)
     n = len(geoms)
-    missing = shapely.is_missing(geoms) | shapely.is_empty(geoms)
+    missing = unlocated(geoms)
     key = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
     if (~missing).any():
         present = gpd.GeoSeries(geoms[~missing])

@@ -72,6 +72,7 @@ from gis_sw.batch.areas import (
     merge_pieces,
 )
 from gis_sw.batch.chunks import CONTEXT_KINDS, Chunk
+from gis_sw.layers.geoms import unlocated
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.ruleset import Ruleset
 
@@ -301,7 +302,7 @@ def screen_chunk(chunk: Chunk, ruleset: Ruleset, *, quick: bool = False) -> pd.D
     frame = chunk.parcels
     geoms = _geoms(frame).copy()
     n = len(geoms)
-    unusable = shapely.is_missing(geoms) | shapely.is_empty(geoms)
+    unusable = unlocated(geoms)
     geoms[unusable] = None
     ctx = chunk.context
     notes: dict[int, list[str]] = {}  # only the rows with a remark of their own

@@ -23,6 +23,8 @@ import numpy.typing as npt
 import pandas as pd
 import shapely
 
+from gis_sw.layers.geoms import unlocated
+
 PROBLEM_COLUMNS: tuple[str, ...] = ("row", "parcel_id", "problem", "value", "fix")
 
 
@@ -87,7 +89,7 @@ def prepare_parcels(parcels: gpd.GeoDataFrame) -> PreparedParcels:
     geoms = np.asarray(frame.geometry.to_numpy(), dtype=object)
     ids = frame["parcel_id"]
     problems: list[dict[str, object]] = []
-    missing = shapely.is_missing(geoms) | shapely.is_empty(geoms)
+    missing = unlocated(geoms)
     invalid = ~missing & ~shapely.is_valid(geoms)
     repaired = np.zeros(len(frame), dtype=bool)
     if invalid.any():

@@ -36,6 +36,7 @@ import shapely
 
 from gis_sw.batch.chunks import POLYGON_KINDS, Chunk, ChunkPlan, plan_chunks, subdivide
 from gis_sw.batch.prepare import PreparedParcels, prepare_parcels
+from gis_sw.layers.geoms import unlocated
 
 GROUP_ROWS = 2048
 """Features per row group of a spilled context layer (the unit a chunk reads)."""
@@ -49,7 +50,7 @@ GEOMETRY = "geometry"
 def hilbert_order(geoms: npt.NDArray[np.object_]) -> npt.NDArray[np.int64]:
     """Row positions sorted along a Hilbert curve (missing and empty geometries last)."""
     n = len(geoms)
-    missing = shapely.is_missing(geoms) | shapely.is_empty(geoms)
+    missing = unlocated(geoms)
     key = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
     if (~missing).any():
         present = gpd.GeoSeries(geoms[~missing])

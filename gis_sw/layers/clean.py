@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 import shapely
 
+from gis_sw.layers.geoms import unlocated
 from gis_sw.layers.layerset import DroppedFeature
 from gis_sw.layers.specs import LayerSpec
 from gis_sw.layers.validate import SOURCE_ROW, id_text
@@ -80,7 +81,7 @@ def drop_bad_features(
     labels = _labels(frame, spec.id_column)
     reasons: list[str | None] = [None] * n
     geoms = np.asarray(frame.geometry.values, dtype=object)
-    no_geometry = shapely.is_missing(geoms) | shapely.is_empty(geoms)
+    no_geometry = unlocated(geoms)
     for i in np.flatnonzero(no_geometry):
         reasons[i] = "no geometry"
     column = spec.id_column
@@ -125,7 +126,7 @@ def duplicate_geometry_groups(
     if not id_column or id_column not in frame.columns or len(frame) < 2:
         return ()
     geoms = np.asarray(frame.geometry.values, dtype=object)
-    present = ~(shapely.is_missing(geoms) | shapely.is_empty(geoms))
+    present = ~unlocated(geoms)
     if present.sum() < 2:
         return ()
     keys = shapely.to_wkb(shapely.normalize(geoms[present]))

@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 import shapely
 
+from gis_sw.layers.geoms import unlocated
+
 
 def _polygonal(geom: shapely.Geometry) -> shapely.Geometry:
     """Return the polygonal parts of a geometry (an empty polygon when it has none)."""
@@ -58,7 +60,7 @@ def repair_polygons(geoms: np.ndarray) -> np.ndarray:
     out = arr.copy()
     if len(arr) == 0:
         return out
-    present = ~(np.asarray(shapely.is_missing(arr)) | np.asarray(shapely.is_empty(arr)))
+    present = ~unlocated(arr)
     valid = np.asarray(shapely.is_valid(arr))  # None and empty count as valid here
     bad = np.flatnonzero(present & ~valid)
     for i in bad:  # invalid geometries are few: one small overlay each

@@ -20,6 +20,7 @@ import pandas as pd
 import shapely
 
 from gis_sw.errors import LayerError, Problem
+from gis_sw.layers.geoms import unlocated
 from gis_sw.layers.repair import repair_polygons
 from gis_sw.layers.specs import GeometryKind, LayerSpec
 from gis_sw.layers.values import parse_bool
@@ -176,7 +177,7 @@ def validate_layer(
         return (None if problems else ValidatedLayer(frame)), problems
 
     geoms = np.asarray(frame.geometry.values, dtype=object)
-    missing = shapely.is_missing(geoms) | shapely.is_empty(geoms)
+    missing = unlocated(geoms)
     if missing.any():
         problems.append(
             Problem(

@@ -21,6 +21,7 @@ import pandas as pd
 import shapely
 from pyproj import CRS
 
+from gis_sw.layers.geoms import unlocated
 from gis_sw.outputs.maps.site import device_rings
 from gis_sw.outputs.maps.style import OUTCOME_COLOURS, STYLES
 from gis_sw.ruleset import Ruleset
@@ -95,8 +96,8 @@ def feature_collection(
     """GeoJSON FeatureCollection (EPSG:4326, 7 decimals) with the named columns as properties."""
     if frame is None or len(frame) == 0:
         return {"type": "FeatureCollection", "features": []}
-    keep = ~(frame.geometry.isna() | frame.geometry.is_empty)
-    frame = frame[keep.to_numpy()]
+    keep = ~unlocated(frame.geometry.to_numpy())
+    frame = frame[keep]
     extra = {
         k: [v for v, k2 in zip(vals, keep, strict=True) if k2] for k, vals in (extra or {}).items()
     }

@@ -14,6 +14,8 @@ import numpy as np
 import shapely
 from pyproj import Transformer
 
+from gis_sw.layers.geoms import unlocated
+
 ROW_COLUMNS = (
     "finding_id", "rule_id", "title", "citation", "outcome", "severity", "message",
     "subject_id", "measured", "threshold", "unit", "waived",
@@ -60,9 +62,7 @@ def encode_findings(
         row["waived"] = bool(cols["waived"][i])
         rows.append(row)
     geoms = np.asarray(findings.geometry.to_numpy(), dtype=object)
-    drawn = np.flatnonzero(
-        ~(shapely.is_missing(geoms) | shapely.is_empty(geoms)) & (shapely.get_type_id(geoms) != 0)
-    )
+    drawn = np.flatnonzero(~unlocated(geoms) & (shapely.get_type_id(geoms) != 0))
     lines: list[dict[str, Any]] = []
     if len(drawn):
 

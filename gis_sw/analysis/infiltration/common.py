@@ -19,6 +19,7 @@ from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.devices import device_frame
 from gis_sw.analysis.distances import nearest
 from gis_sw.analysis.findings import Findings, Outcome
+from gis_sw.layers.geoms import unlocated
 
 FEATURE_LAYERS: dict[str, tuple[str, str]] = {
     "wells": ("well_id", "well"),
@@ -104,7 +105,7 @@ class DeviceRows:
         self.spatial = spatial
         self.devices = device_frame(ctx)
         self.geoms = self.devices.geometry.to_numpy()
-        self.located = ~(shapely.is_missing(self.geoms) | shapely.is_empty(self.geoms))
+        self.located = ~unlocated(self.geoms)
         self.ids = self.devices["device_id"].astype(str).to_numpy()
         rows.threshold, rows.unit = threshold, unit
         if len(self.devices):

@@ -16,6 +16,7 @@ import shapely
 
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.wording import figure_pair
+from gis_sw.layers.geoms import unlocated
 
 EMPTY = shapely.Polygon()
 
@@ -97,7 +98,7 @@ def disturbance_gap(ctx: CheckContext) -> dict[str, str]:
     def compute() -> dict[str, str]:
         dist = ctx.proposals.disturbance
         geoms = dist.geometry.to_numpy()
-        blank = shapely.is_missing(geoms) | shapely.is_empty(geoms)
+        blank = unlocated(geoms)
         pids = dist["proposal_id"].astype(str).to_numpy()
         ids = dist["disturbance_id"].astype(str).to_numpy()
         out: dict[str, str] = {}

@@ -21,6 +21,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.path import Path
 
+from gis_sw.layers.geoms import unlocated
 from gis_sw.outputs.maps.style import LayerStyle
 
 _POINT, _LINESTRING, _LINEARRING, _POLYGON = 0, 1, 2, 3
@@ -30,7 +31,7 @@ def _valid(geoms: Sequence[Any] | np.ndarray) -> np.ndarray:
     arr = np.asarray(list(geoms) if not isinstance(geoms, np.ndarray) else geoms, dtype=object)
     if len(arr) == 0:
         return arr
-    keep = ~(shapely.is_missing(arr) | shapely.is_empty(arr))
+    keep = ~unlocated(arr)
     return arr[keep]
 
 

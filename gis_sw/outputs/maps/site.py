@@ -21,6 +21,7 @@ from matplotlib.lines import Line2D
 from pyproj import CRS
 
 from gis_sw.errors import InputFileError
+from gis_sw.layers.geoms import unlocated
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.outputs.maps.draw import (
     add_lines,
@@ -291,7 +292,7 @@ def draw_findings(ax: Axes, findings: gpd.GeoDataFrame, bounds: tuple[float, ...
             rows = findings[_shown_required(findings) & ~waived]
         else:
             rows = findings[(findings["outcome"] == outcome).to_numpy() & ~waived & ~runoff]
-        rows = rows[~(rows.geometry.isna() | rows.geometry.is_empty)]
+        rows = rows[~unlocated(rows.geometry.to_numpy())]
         rows = in_view(gpd.GeoDataFrame(rows, geometry="geometry"), bounds)
         if rows is None:
             continue
