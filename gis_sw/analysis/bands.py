@@ -29,6 +29,12 @@ wetlands within the band width of that point, so :func:`adjacent_band_near` buil
 from those wetlands alone (an STRtree ``dwithin`` query) and gives the same areas as the band
 of the whole town, at the cost of a few wetlands instead of all of them.
 
+The batch's ``wetland_adjacent_sqft`` needs only each parcel's area inside the band
+(:func:`band_inside`): the wetland pieces within the band width of some parcel are buffered
+(the same buffers as :func:`adjacent_buffers`, one per piece), each cut to its parcel's
+bounding box, and subtracted from the parcel one round at a time; the part inside the band
+is the parcel less what is left.
+
 Every user draws the band from here: SW106 (:mod:`gis_sw.analysis.permits`), the batch's
 ``wetland_adjacent_sqft``, the site map and the web map (which draw
 :func:`adjacent_outlines`, the same buffers simplified to :data:`DRAW_TOLERANCE_FT`).
@@ -43,6 +49,8 @@ from typing import Any
 import numpy as np
 import shapely
 
+from gis_sw.analysis.overlay import clip_to_subjects
+from gis_sw.analysis.siting.subtract import difference_rounds
 from gis_sw.layers.geoms import unlocated
 
 __all__ = [
@@ -52,6 +60,7 @@ __all__ = [
     "adjacent_buffers",
     "adjacent_outlines",
     "arc_area_error_sqft",
+    "band_inside",
     "band_quad_segs",
     "wetlands_near",
 ]
@@ -165,3 +174,64 @@ def adjacent_band_near(
     """
     geoms = _array(wetlands)
     return adjacent_band(geoms[wetlands_near(geoms, subjects, width_ft)], width_ft)
+
+
+def band_inside(
+    subjects: np.ndarray, wetlands: np.ndarray, keys: np.ndarray, width_ft: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return each subject's area inside the union of :func:`adjacent_buffers`, and that part.
+
+    The same area as overlaying every subject with every buffer and dissolving the pieces
+    (to floating-point rounding), at the cost of the buffers that reach a subject: a wetland
+    with no subject within ``width_ft`` is not buffered, each buffer is cut to its
+    subject's bounding box, and a buffer that no longer meets what is left of the subject
+    (or covers it) costs no overlay (:func:`gis_sw.analysis.siting.subtract.difference_rounds`).
+
+    Parameters
+    ----------
+    subjects
+        Polygons (parcels), None where there is none.
+    wetlands
+        The wetland polygons (or the pieces of them: the band is the union of the pieces'
+        buffers).
+    keys
+        One integer per wetland, its row in the whole layer: the pieces of a subject are
+        taken in that order, so a subject gets the same figure whatever else is around.
+    width_ft
+        The band width.
+
+    Returns
+    -------
+    tuple
+        The area inside the band (0 where none) and the part of the subject inside it (None
+        where none), one per subject.
+    """
+    n = len(subjects)
+    area = np.zeros(n, dtype=np.float64)
+    part = np.full(n, None, dtype=object)
+    geoms = _array(wetlands)
+    if n == 0 or len(geoms) == 0:
+        return area, part
+    lot, hit = shapely.STRtree(geoms).query(subjects, predicate="dwithin", distance=width_ft)
+    if len(lot) == 0:
+        return area, part
+    order = np.lexsort((np.asarray(keys)[hit], lot))
+    lot, hit = lot[order], hit[order]
+    used, at = np.unique(hit, return_inverse=True)
+    cuts = clip_to_subjects(adjacent_buffers(geoms[used], width_ft)[at], subjects[lot])
+    left = difference_rounds(subjects.copy(), cuts, lot, np.arange(len(lot)), skip_apart=True)
+    touched = np.unique(lot)
+    cut = np.fromiter(
+        (a is not b for a, b in zip(left[touched], subjects[touched], strict=True)),
+        dtype=bool,
+        count=len(touched),
+    )
+    touched = touched[cut]  # the others met no buffer
+    inside = subjects[touched].copy()
+    some_left = ~shapely.is_empty(left[touched])
+    inside[some_left] = shapely.difference(inside[some_left], left[touched][some_left])
+    inside_area = shapely.area(inside)
+    met = inside_area > 0.0
+    area[touched[met]] = inside_area[met]
+    part[touched[met]] = inside[met]
+    return area, part

@@ -50,7 +50,7 @@ overlay of the subject with the clipped piece is then small, where an overlay wi
 feature would node all of its vertices for every subject it meets."""
 
 
-def _clipped(features: np.ndarray, subjects: np.ndarray) -> np.ndarray:
+def clip_to_subjects(features: np.ndarray, subjects: np.ndarray) -> np.ndarray:
     """``features``, each big one cut to its subject's bounding box (same result inside it).
 
     The rectangle clip does not promise a valid result; a cut piece that is not valid is
@@ -141,7 +141,8 @@ def area_by_key(
     crossing = ~inside
     if crossing.any():
         pieces[crossing] = shapely.intersection(
-            pair_subjects[crossing], _clipped(pair_features[crossing], pair_subjects[crossing])
+            pair_subjects[crossing],
+            clip_to_subjects(pair_features[crossing], pair_subjects[crossing]),
         )
     areas = shapely.area(pieces)
 

@@ -60,7 +60,7 @@ import numpy as np
 import pandas as pd
 import shapely
 
-from gis_sw.analysis.bands import adjacent_buffers
+from gis_sw.analysis.bands import band_inside
 from gis_sw.analysis.distances import grown_radius
 from gis_sw.analysis.overlay import area_by_key
 from gis_sw.analysis.siting import DeviceClass, siting_areas
@@ -177,6 +177,26 @@ def _area_inside(
 def _buffer(geoms: GeomArray, distance_ft: float, *, grow: bool = True) -> GeomArray:
     radius = grown_radius(distance_ft, BUFFER_QUAD_SEGS) if grow else distance_ft
     return np.asarray(shapely.buffer(geoms, radius, quad_segs=BUFFER_QUAD_SEGS), dtype=object)
+
+
+def _adjacent(
+    parcels: GeomArray,
+    wetlands: gpd.GeoDataFrame | None,
+    ruleset: Ruleset,
+    pieces: list[GeomArray],
+) -> FloatArray:
+    """Return each parcel's band area (wetland included: the caller takes it off).
+
+    NaN without a wetlands layer; else the part of each parcel inside the band is added to
+    ``pieces`` (the constrained union).
+    """
+    if wetlands is None:
+        return np.full(len(parcels), np.nan)
+    area, part = band_inside(
+        parcels, _geoms(wetlands), _keys(wetlands), ruleset.resources.wetland_adjacent_area_ft
+    )
+    pieces.append(part)
+    return area
 
 
 def _zones(
@@ -344,12 +364,8 @@ def screen_chunk(chunk: Chunk, ruleset: Ruleset, *, quick: bool = False) -> pd.D
     if quick:
         out["wetland_adjacent_sqft"] = np.nan
     else:
-        wetland_buffers = adjacent_buffers(
-            _geoms(ctx.get("wetlands")), ruleset.resources.wetland_adjacent_area_ft
-        )
-        out["wetland_adjacent_sqft"] = np.maximum(
-            layer_area("wetlands", wetland_buffers) - out["wetland_sqft"].to_numpy(), 0.0
-        )
+        band = _adjacent(geoms, ctx.get("wetlands"), ruleset, pieces)
+        out["wetland_adjacent_sqft"] = np.maximum(band - out["wetland_sqft"].to_numpy(), 0.0)
     out["water_body_sqft"] = layer_area("water_bodies")
     out["floodplain_sqft"] = layer_area("floodplain")
     if quick:
