@@ -18,9 +18,10 @@ timed inside it, imports excluded):
 2. ``batch``: ``gis-sw batch --no-map --no-gpkg`` (2 threads), its own stage times
    (read, screen, write) from the line it prints: everything, siting included.
 3. ``parts``: the batch's screen on one thread, whole (``screen_layers``), quick
-   (no siting, no adjacent area), and siting alone
-   (:func:`gis_sw.analysis.siting.siting_areas` on every chunk), so the share of each is
-   plain.
+   (no siting, no adjacent area), siting alone
+   (:func:`gis_sw.analysis.siting.siting_areas` on every chunk) and the wetland adjacent
+   area alone (:func:`gis_sw.analysis.bands.band_inside` on every chunk), so the share of
+   each is plain.
 
 Printed: each stage, and the ratios ``batch / floor`` (read + screen + write against read +
 index + screen + write; the target is 2x) and siting's share of the screen.  Each town's
@@ -115,7 +116,7 @@ def parts(town: Path) -> dict[str, float]:
     """Time the batch's screen whole, quick and its siting alone, one thread each."""
     from gis_sw.analysis.siting import siting_areas
     from gis_sw.batch.chunks import ChunkSource
-    from gis_sw.batch.parcels import BUFFER_QUAD_SEGS
+    from gis_sw.batch.parcels import BUFFER_QUAD_SEGS, _adjacent, _geoms
     from gis_sw.batch.run import RunOptions, plan_for, screen_layers
     from gis_sw.layers.layerset import LayerSet
     from gis_sw.layers.read import read_layers
@@ -131,8 +132,11 @@ def parts(town: Path) -> dict[str, float]:
     prepared, plan = plan_for(layers, ruleset, chunk_size=5000)
     context = {kind: layers.get(kind) for kind in KINDS if kind != "parcels"}
     source = ChunkSource(prepared.parcels, context, plan)
-    times["siting_1_thread"] = 0.0
+    times["siting_1_thread"] = times["band_1_thread"] = 0.0
     for chunk in source:
+        started = time.perf_counter()
+        _adjacent(_geoms(chunk.parcels), chunk.context.get("wetlands"), ruleset, [])
+        times["band_1_thread"] += time.perf_counter() - started
         chunk_layers = LayerSet(
             crs=ruleset.working_crs,
             vectors={"parcels": chunk.parcels.reset_index(drop=True), **chunk.context},
@@ -194,7 +198,8 @@ def report(n: int, low: dict[str, float], ours: dict[str, float], split: dict[st
     print(
         f"{'':>9} one thread: screen {whole:.2f} s, quick {split['quick_1_thread']:.2f} s, "
         f"siting {split['siting_1_thread']:.2f} s = {split['siting_1_thread'] / whole:.0%} "
-        "of the screen",
+        f"of the screen, adjacent area {split['band_1_thread']:.2f} s = "
+        f"{split['band_1_thread'] / whole:.0%}",
         flush=True,
     )
 
@@ -223,7 +228,9 @@ def rows(
     else:
         total, met = ours["wall"], None
         note = f"no stage line found: wall time, imports included; floor: {floor_note}"
-    whole, siting = split["screen_1_thread"], split["siting_1_thread"]
+    whole, siting, band = (
+        split[k] for k in ("screen_1_thread", "siting_1_thread", "band_1_thread")
+    )
     return [
         {
             "table": "batch screen vs the bare floor",
@@ -243,7 +250,8 @@ def rows(
             "seconds": whole,
             "against": "the same --quick (no siting)",
             "against_seconds": split["quick_1_thread"],
-            "note": f"siting alone {siting:.2f} s = {siting / whole:.0%} of the screen",
+            "note": f"siting alone {siting:.2f} s = {siting / whole:.0%} of the screen, "
+            f"wetland adjacent area alone {band:.2f} s = {band / whole:.0%}",
         },
     ]
 

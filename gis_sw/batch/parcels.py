@@ -18,7 +18,9 @@ Per parcel (all areas in sq ft of the working CRS, rounded to 0.01):
 ``wetland_sqft``, ``wetland_adjacent_sqft``, ``water_body_sqft``, ``floodplain_sqft``
     Mapped resources on the parcel (overlaps counted once).  The wetland adjacent area is
     the band within ``ruleset.resources.wetland_adjacent_area_ft`` of a wetland, wetland
-    excluded.
+    excluded: the union of :func:`gis_sw.analysis.bands.adjacent_buffers` inside the
+    parcel, measured by :func:`gis_sw.analysis.bands.band_inside` from the wetland pieces
+    within the band width of it alone.
 ``constrained_sqft`` / ``constrained_fraction``
     The union of wetland, wetland adjacent area, water body and floodplain on the parcel.
 ``wells_near`` / ``septic_fields_near``
