@@ -187,17 +187,12 @@ def _adjacent(
     ruleset: Ruleset,
     pieces: list[GeomArray],
 ) -> FloatArray:
-    """Return each parcel's band area (wetland included: the caller takes it off).
-
-    NaN without a wetlands layer; else the part of each parcel inside the band is added to
-    ``pieces`` (the constrained union).
-    """
+    """Return each parcel's band area, wetland in (NaN without wetlands); keep its part."""
     if wetlands is None:
         return np.full(len(parcels), np.nan)
-    area, part = band_inside(
-        parcels, _geoms(wetlands), _keys(wetlands), ruleset.resources.wetland_adjacent_area_ft
-    )
-    pieces.append(part)
+    width = ruleset.resources.wetland_adjacent_area_ft
+    area, part = band_inside(parcels, _geoms(wetlands), _keys(wetlands), width)
+    pieces.append(part)  # for the constrained union
     return area
 
 
