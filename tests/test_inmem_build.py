@@ -288,3 +288,11 @@ def test_missing_wells_layer_stays_review(ruleset: Ruleset) -> None:
     del vectors["wells"]
     found = sw202(ruleset, make_layerset(CRS, vectors))
     assert found["outcome"] == "review"
+
+
+def test_empty_disturbance_is_refused_as_from_a_file() -> None:
+    with pytest.raises(LayerError) as info:
+        make_proposals(CRS, disturbance().iloc[:0])
+    assert str(info.value) == (
+        "disturbance [<memory>]: has no features. Fix: provide a layer with at least one feature."
+    )

@@ -17,7 +17,8 @@ value and fix:
 * a repeated ``proposal_id`` in the attributes or ``device_id`` among the devices is a
   problem naming it (not pandas' bare "cannot reindex on an axis with duplicate labels");
 * a device of no drawn proposal is a problem (left in, it is screened as a phantom
-  proposal);
+  proposal), and a disturbance frame with no features ("has no features", as from a
+  file: nothing would be screened);
 * a town layer with no features: parcels and zoning are refused ("has no features", as
   from a file); an optional layer with no features is refused unless it is declared none
   (``make_layerset(..., none=["wells"])``): an empty frame may be a filter that matched
@@ -47,6 +48,8 @@ from gis_sw.layers.validate import validate_table
 from gis_sw.ruleset import Ruleset
 
 __all__ = ["checked_layers", "checked_proposals"]
+
+_ONE_FEATURE = "provide a layer with at least one feature."
 
 
 def _attributes_of(frame: pd.DataFrame) -> pd.DataFrame:
@@ -107,9 +110,10 @@ def checked_proposals(
     Raises
     ------
     LayerError
-        Naming every problem: missing required columns or values, repeated ids, dates that
-        are not ISO or that pandas cannot hold, values that are not yes/no or numbers, land
-        uses and exemptions that are not the ruleset's, devices of no drawn proposal.
+        Naming every problem: no disturbance features, missing required columns or values,
+        repeated ids, dates that are not ISO or that pandas cannot hold, values that are not
+        yes/no or numbers, land uses and exemptions that are not the ruleset's, devices of
+        no drawn proposal.
     """
     problems: list[Problem] = []
     frames: dict[str, gpd.GeoDataFrame] = {}
@@ -120,6 +124,8 @@ def checked_proposals(
             name = f"{kind} [{source}]"
             out = _checked_values(frame, PROPOSAL_LAYERS[kind], name, problems)
             frames[kind] = gpd.GeoDataFrame(out, geometry=frame.geometry.name, crs=frame.crs)
+    if not len(disturbance):  # no proposal at all: nothing would be screened, silently
+        problems.append(Problem(f"disturbance [{source}]", "has no features.", _ONE_FEATURE))
     table = None
     if attributes is not None:
         name = f"{ATTRIBUTE_TABLE} [{source}]"
@@ -135,9 +141,6 @@ def checked_proposals(
     if problems:
         raise LayerError(problems)
     return frames, table
-
-
-_ONE_FEATURE = "provide a layer with at least one feature."
 
 
 def _empty_problem(kind: str, source: str) -> Problem:
