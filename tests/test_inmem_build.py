@@ -296,3 +296,13 @@ def test_empty_disturbance_is_refused_as_from_a_file() -> None:
     assert str(info.value) == (
         "disturbance [<memory>]: has no features. Fix: provide a layer with at least one feature."
     )
+
+
+def test_float_town_ids_are_text_as_from_a_file() -> None:
+    parcels = gpd.GeoDataFrame(
+        {"parcel_id": [101.0, 102.0, float("nan")]},
+        geometry=[box(0, 0, 10, 10), box(10, 0, 20, 10), box(20, 0, 30, 10)],
+        crs=CRS,
+    )
+    layers = make_layerset(CRS, town(parcels=parcels))
+    assert layers.get("parcels")["parcel_id"].tolist() == ["101", "102", None]

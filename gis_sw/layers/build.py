@@ -23,6 +23,7 @@ from gis_sw.layers.layerset import LayerReport, LayerSet
 from gis_sw.layers.proposals import ATTRIBUTE_COLUMNS, Proposals
 from gis_sw.layers.raster import RasterLayer
 from gis_sw.layers.specs import PROPOSAL_LAYERS, TOWN_LAYERS, LayerSpec
+from gis_sw.layers.validate import id_text
 
 if TYPE_CHECKING:
     from gis_sw.ruleset import Ruleset
@@ -46,6 +47,9 @@ def coerce_column(series: pd.Series, kind: str) -> pd.Series:
     Use :func:`gis_sw.layers.validate` first when bad values must be reported.
     """
     if kind == "str":
+        if series.dtype.kind == "f":  # 101.0 from a Shapefile or Excel is 101, as when read
+            text = id_text(series).astype("object")
+            return text.where(text.notna(), None)
         return series.map(lambda v: None if pd.isna(v) else str(v)).astype("object")
     if kind == "float":
         return pd.to_numeric(series, errors="coerce").astype("float64")
