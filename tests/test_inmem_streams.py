@@ -185,17 +185,17 @@ def test_sw106_stream_line_along_the_edge(
     assert (stream["outcome"], stream["measured"]) == (outcome, measured)
 
 
-@pytest.mark.parametrize(
-    ("wetland_gap_ft", "outcome", "adjacent_sqft"),
-    [
-        # the site spans x 0..100; the wetland's west edge lies wetland_gap_ft east of x = 100
-        pytest.param(0.0, "required", 10_000.0, id="wetland-at-0-ft-all-inside-the-band"),
-        pytest.param(0.01, "required", 9_999.0, id="wetland-at-0.01-ft-west-0.01-ft-strip-out"),
-        pytest.param(99.99, "required", 1.0, id="99.99-ft-a-strip-of-0.01-ft-inside"),
-        pytest.param(100.0, "pass", 0.0, id="100-ft-the-band-limit"),
-        pytest.param(100.01, "pass", 0.0, id="100.01-ft"),
-    ],
-)
+ADJACENT_AREA_CASES = [
+    pytest.param(0.0, "required", 10_000.0, id="wetland-at-0-ft-all-inside-the-band"),
+    pytest.param(0.01, "required", 9_999.0, id="wetland-at-0.01-ft-west-0.01-ft-strip-out"),
+    pytest.param(99.99, "required", 1.0, id="99.99-ft-a-strip-of-0.01-ft-inside"),
+    pytest.param(100.0, "pass", 0.0, id="100-ft-the-band-limit"),
+    pytest.param(100.01, "pass", 0.0, id="100.01-ft"),
+]
+"""The site spans x 0..100; the wetland's west edge lies ``wetland_gap_ft`` east of x = 100."""
+
+
+@pytest.mark.parametrize(("wetland_gap_ft", "outcome", "adjacent_sqft"), ADJACENT_AREA_CASES)
 def test_sw106_wetland_adjacent_area_boundary(
     ruleset: Ruleset, wetland_gap_ft: float, outcome: str, adjacent_sqft: float
 ) -> None:
