@@ -19,7 +19,7 @@ from gis_sw.analysis import infiltration
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.engine import run_rules
 from gis_sw.errors import ProposalError
-from gis_sw.layers.build import make_layerset, make_proposals
+from gis_sw.layers.build import assemble_proposals, make_layerset, make_proposals
 from gis_sw.ruleset import Ruleset
 
 CRS = "EPSG:2260"
@@ -105,7 +105,9 @@ def test_two_devices_with_one_id_in_a_proposal_is_a_clear_error(ruleset: Ruleset
             {"proposal_id": "P-2", "geometry": box(40, 40, 60, 60)},
         ]
     )
-    proposals = make_proposals(CRS, dist, devices, source="proposals.gpkg")
+    # built as a reader would (make_proposals itself refuses a repeated device_id): the
+    # engine's own guard
+    proposals = assemble_proposals(CRS, dist, devices, source="proposals.gpkg")
     with pytest.raises(ProposalError) as err:
         run_rules(layers, proposals, ruleset, select=["SW205"])
     assert str(err.value) == (

@@ -31,7 +31,7 @@ from gis_sw.analysis.findings import empty_findings
 from gis_sw.analysis.phasing import proposal_timeline
 from gis_sw.api import Town
 from gis_sw.errors import OutputError
-from gis_sw.layers.build import make_layerset, make_proposals
+from gis_sw.layers.build import assemble_proposals, make_layerset, make_proposals
 from gis_sw.layers.proposals import Proposals
 from gis_sw.outputs.calendar import (
     calendar_rows,
@@ -238,7 +238,8 @@ def test_construction_checks_give_no_rows_without_disturbance(ruleset: Ruleset) 
         geometry=gpd.GeoSeries([], crs=ruleset.working_crs),
         crs=ruleset.working_crs,
     )
-    ctx = ctx_for(ruleset, make_proposals(ruleset.working_crs, empty))
+    # built as a reader would: make_proposals itself refuses a disturbance with no features
+    ctx = ctx_for(ruleset, assemble_proposals(ruleset.working_crs, empty))
     for check in (check_inspections, check_notices, check_sediment_cleanout):
         assert len(check(ctx)) == 0
 

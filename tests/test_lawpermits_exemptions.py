@@ -128,7 +128,10 @@ def context(
     disturbance = gpd.GeoDataFrame({"proposal_id": ["P-1"]}, geometry=[site], crs=CRS)
     attrs = pd.DataFrame({"proposal_id": ["P-1"], **{k: [v] for k, v in attributes.items()}})
     return CheckContext(
-        layers=make_layerset(CRS, layers or {}),
+        # an empty layer here is the town's whole layer, holding none: declared so
+        layers=make_layerset(
+            CRS, layers or {}, none=[k for k, f in (layers or {}).items() if not len(f)]
+        ),
         proposals=make_proposals(CRS, disturbance, attributes=attrs, impervious=impervious),
         ruleset=ruleset,
     )

@@ -100,6 +100,7 @@ def _layers(parcels: list[object], buildings: list[object], wells: list[object])
             "wetlands": _frame([box(9000, 9000, 9010, 9010)], wetland_id=["WL"]),
             "water_bodies": _frame([box(9500, 9500, 9510, 9510)], water_id=["H"]),
         },
+        none=[k for k, drawn in (("buildings", buildings), ("wells", wells)) if not drawn],
     )
 
 

@@ -133,11 +133,11 @@ def select_rules(
 
 RULE_LAYERS: dict[str, tuple[str, ...]] = {
     "SW103": ("impaired_waters",),
-    "SW106": ("wetlands", "water_bodies", "floodplain"),
+    "SW106": ("wetlands", "water_bodies", "floodplain", "streams"),
     "SW201": ("septic_fields",),
-    "SW202": ("wells", "wetlands", "water_bodies"),
+    "SW202": ("wells", "wetlands", "water_bodies", "streams"),
     "SW206": ("buildings",),
-    "SW208": ("wells", "water_bodies", "wetlands"),
+    "SW208": ("wells", "water_bodies", "wetlands", "streams"),
     "SW210": ("wells",),
     "SW501": ("soils", "land_cover", "pavement", "buildings"),
     "SW502": ("soils", "land_cover", "pavement", "buildings"),
@@ -147,7 +147,9 @@ RULE_LAYERS: dict[str, tuple[str, ...]] = {
 """Rule id to the town layers whose features can make it pass: the engine reviews a pass
 on a subject outside such a layer's coverage (:mod:`gis_sw.analysis.coverage`), and notes
 a layer declared none.  Parcels and zoning always cover the town; rasters answer review
-where they hold no data."""
+where they hold no data.  ``streams`` is optional water (a town that maps watercourses as
+centre lines besides its ``water_bodies`` polygons): not given, it is not needed; given, a
+pass relying on it is reviewed where it is partial or has features with no location."""
 
 
 def layers_needed(rule_id: str) -> tuple[str, ...]:

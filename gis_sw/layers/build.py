@@ -1,12 +1,16 @@
 """Build a LayerSet or Proposals from in-memory frames, normalising columns.
 
 Readers (:mod:`gis_sw.layers.read`) end here, and so do tests and notebooks that build
-geometries in code: one place decides what an absent optional column looks like.
+geometries in code: one place decides what an absent optional column looks like.  Frames
+given in code are validated as a file would be (:mod:`gis_sw.layers.proposals_memory`);
+readers, whose frames are validated already, call :func:`assemble_proposals` and pass each
+layer's report to :func:`make_layerset`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
+from typing import TYPE_CHECKING
 
 import geopandas as gpd
 import numpy as np
@@ -19,6 +23,10 @@ from gis_sw.layers.layerset import LayerReport, LayerSet
 from gis_sw.layers.proposals import ATTRIBUTE_COLUMNS, Proposals
 from gis_sw.layers.raster import RasterLayer
 from gis_sw.layers.specs import PROPOSAL_LAYERS, TOWN_LAYERS, LayerSpec
+from gis_sw.layers.validate import id_text
+
+if TYPE_CHECKING:
+    from gis_sw.ruleset import Ruleset
 
 _NA_DTYPES = {"str": "object", "bool": "boolean", "float": "float64", "int": "Int64"}
 
@@ -39,6 +47,9 @@ def coerce_column(series: pd.Series, kind: str) -> pd.Series:
     Use :func:`gis_sw.layers.validate` first when bad values must be reported.
     """
     if kind == "str":
+        if series.dtype.kind == "f":  # 101.0 from a Shapefile or Excel is 101, as when read
+            text = id_text(series).astype("object")
+            return text.where(text.notna(), None)
         return series.map(lambda v: None if pd.isna(v) else str(v)).astype("object")
     if kind == "float":
         return pd.to_numeric(series, errors="coerce").astype("float64")
@@ -81,21 +92,45 @@ def make_layerset(
     reports: Mapping[str, LayerReport] | None = None,
     source: str = "<memory>",
     coverage: Mapping[str, shapely.Geometry] | None = None,
+    none: Collection[str] = (),
 ) -> LayerSet:
     """Build a LayerSet from frames already in the working CRS (tests, notebooks, readers).
 
     ``coverage`` gives, for a layer that maps only part of the town, the area it maps.
+    ``none`` declares layers the town has none of (``["wells"]``), as ``none = true`` does
+    in a layers manifest: empty layers that rules may pass on, their messages saying so.
+    A layer without a report (one not read by a reader) is validated as a file's layer is
+    (:func:`gis_sw.layers.proposals_memory.checked_layers`).
+
+    Raises
+    ------
+    LayerError
+        Naming every problem of a layer given without a report: those a layers manifest's
+        layer would have (missing columns, no features in parcels or zoning, no geometry,
+        repeated ids, bad values), and an optional layer with no features not in ``none``.
+    CRSError
+        When a frame is in another CRS than ``crs``.
     """
+    from gis_sw.layers.manifest_entry import LayerEntry
+    from gis_sw.layers.proposals_memory import checked_layers
+    from gis_sw.layers.read import declared_none
+
     crs = CRS.from_user_input(crs)
+    reports = dict(reports or {})
+    given = checked_layers(vectors, reports=reports, none=none, source=source)
+    for kind in none:
+        if kind not in reports and kind in TOWN_LAYERS:
+            empty, reports[kind] = declared_none(LayerEntry(kind, none=True), working_crs=crs)
+            given.setdefault(kind, empty)
     out = {}
-    for kind, frame in vectors.items():
+    for kind, frame in given.items():
         spec = TOWN_LAYERS.get(kind)
         out[kind] = normalise(frame, spec, crs) if spec else frame
     return LayerSet(
         crs=crs,
         vectors=out,
         rasters=dict(rasters or {}),
-        reports=dict(reports or {}),
+        reports=reports,
         source=source,
         coverage=dict(coverage or {}),
     )
@@ -109,8 +144,49 @@ def make_proposals(
     impervious: gpd.GeoDataFrame | None = None,
     *,
     source: str = "<memory>",
+    ruleset: Ruleset | None = None,
 ) -> Proposals:
-    """Proposals from frames in the working CRS, with every optional column present."""
+    """Proposals from frames in the working CRS, validated as a proposals file is.
+
+    ``attributes`` holds one row per proposal, ``proposal_id`` as a column or as the
+    index.  ``ruleset``, when given, checks claimed exemptions against its letters.
+
+    Raises
+    ------
+    LayerError
+        Naming every problem, as :func:`gis_sw.layers.proposals_io.read_proposals` does:
+        missing columns, no disturbance features, no geometry, repeated proposal or device
+        ids, dates that are not ISO or that pandas cannot hold (time-zone dates are read in
+        UTC), infinite or negative numbers, an end before its start, devices of no
+        proposal, proposals with no disturbance.
+    CRSError
+        When a frame is in another CRS than ``crs``.
+    """
+    from gis_sw.layers.proposals_memory import checked_proposals
+
+    frames, table = checked_proposals(
+        disturbance, devices, attributes, impervious, source=source, ruleset=ruleset
+    )
+    return assemble_proposals(
+        crs,
+        frames["disturbance"],
+        frames.get("devices"),
+        table,
+        frames.get("impervious"),
+        source=source,
+    )
+
+
+def assemble_proposals(
+    crs: CRS | str,
+    disturbance: gpd.GeoDataFrame,
+    devices: gpd.GeoDataFrame | None = None,
+    attributes: pd.DataFrame | None = None,
+    impervious: gpd.GeoDataFrame | None = None,
+    *,
+    source: str = "<memory>",
+) -> Proposals:
+    """Proposals from frames a reader validated, with every optional column present."""
     crs = CRS.from_user_input(crs)
     dist = normalise(disturbance, PROPOSAL_LAYERS["disturbance"], crs)
     if dist["disturbance_id"].isna().any():

@@ -12,23 +12,44 @@ that means something is never dropped silently.
 :func:`duplicate_geometry_groups` finds features with identical geometry and different ids
 (condominium units stacked on one lot): the ids are reported together, and batch screens
 the geometry once.
+
+:func:`whole_layer_id_problems` checks the ids of a layer read by window (only the features
+near the proposals) over the whole layer, reading its id column alone (no geometry): a
+``parcel_id`` repeated, or missing, far from the proposals is the same error it is when the
+town is read whole, never a check that passes only because the window hid it.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from collections.abc import Iterable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import geopandas as gpd
 import numpy as np
 import pandas as pd
+import pyogrio
 import shapely
 
+from gis_sw.errors import LayerError, Problem
 from gis_sw.layers.geoms import unlocated
 from gis_sw.layers.layerset import DroppedFeature
-from gis_sw.layers.specs import LayerSpec
-from gis_sw.layers.validate import SOURCE_ROW, id_text
+from gis_sw.layers.specs import TOWN_LAYERS, LayerSpec
+from gis_sw.layers.validate import SOURCE_ROW, id_text, strip_text, validate_table
 
-__all__ = ["drop_bad_features", "duplicate_geometry_groups"]
+if TYPE_CHECKING:
+    from gis_sw.layers.layerset import LayerReport
+    from gis_sw.layers.manifest_entry import LayerEntry
+
+__all__ = [
+    "drop_bad_features",
+    "duplicate_geometry_groups",
+    "whole_ids_checked",
+    "whole_layer_id_problems",
+]
 
 
 def _blank(series: pd.Series) -> np.ndarray:
@@ -141,3 +162,126 @@ def duplicate_geometry_groups(
         if len(distinct) > 1:
             groups.append(distinct)
     return tuple(sorted(groups))
+
+
+def whole_ids_checked(entry: LayerEntry, report: LayerReport) -> LayerReport:
+    """Return the report of a layer read by window once its ids are checked whole.
+
+    A PostGIS table read by window has its ids checked among the features read only: its
+    report says so.
+
+    Raises
+    ------
+    LayerError
+        For an id repeated (or empty) anywhere in the layer (:func:`whole_layer_id_problems`).
+    """
+    spec = TOWN_LAYERS[entry.kind]
+    if not spec.id_column or not spec.unique_id:
+        return report
+    if entry.path is None:
+        note = f"{spec.id_column} checked for repeats among the features read by window only."
+        return replace(report, warnings=(*report.warnings, note))
+    problems = whole_layer_id_problems(
+        entry.path,
+        layer=entry.layer,
+        kind=entry.kind,
+        source_column=entry.columns.get(spec.id_column),
+        name=f"{entry.kind} [{entry.label}]",
+    )
+    if problems:
+        raise LayerError(problems)
+    return report
+
+
+def whole_layer_id_problems(
+    path: Path, *, layer: str | None, kind: str, source_column: str | None, name: str
+) -> list[Problem]:
+    """Return the problems of a windowed layer's ids over the whole layer.
+
+    Reads the id column alone (pyogrio with Arrow, no geometry; a GeoParquet file's
+    column) and checks it as validation checks a layer read whole: a repeated id of a
+    layer whose ids are unique, an empty required id.  Remembered per file (size and
+    modification time), so a long-lived caller reading windows again pays it once.
+
+    Parameters
+    ----------
+    path
+        The GeoPackage (or GeoParquet file) the layer was read from by window.
+    layer
+        Its layer in the file (None: the file's layer named after ``kind``, or its only one).
+    kind
+        Layer kind (its spec gives the id column).
+    source_column
+        The id column's name in the source (the manifest's mapping), None for the spec's.
+    name
+        The layer as problems name it (``parcels [town.gpkg:parcels]``).
+    """
+    spec = TOWN_LAYERS.get(kind)
+    if spec is None or not spec.id_column or not spec.unique_id:
+        return []
+    stat = path.stat()
+    column = source_column or spec.id_column
+    found = _whole_id_problems(
+        str(path),
+        layer=layer,
+        kind=kind,
+        column=column,
+        name=name,
+        size=stat.st_size,
+        mtime_ns=stat.st_mtime_ns,
+    )
+    return list(found)
+
+
+@functools.lru_cache(maxsize=32)
+def _whole_id_problems(
+    path: str,
+    *,
+    layer: str | None,
+    kind: str,
+    column: str,
+    name: str,
+    size: int,
+    mtime_ns: int,
+) -> tuple[Problem, ...]:
+    del size, mtime_ns  # the cache key: a file written again is read again
+    spec = TOWN_LAYERS[kind]
+    id_column = str(spec.id_column)
+    ids = _id_column(Path(path), layer, kind, column)
+    if ids is None:  # no such column: the window's own validation named it
+        return ()
+    if pd.api.types.is_string_dtype(ids):
+        text = ids.astype("string").str.strip()  # vectorised: a town's 100,000 parcel ids
+    else:
+        text = id_text(ids).astype("string")
+    repeated = bool(text[text.notna()].duplicated().any())
+    empty = id_column in spec.required and bool((text.isna() | (text == "")).any())
+    if not repeated and not empty:
+        return ()
+    frame = strip_text(pd.DataFrame({id_column: ids}), [id_column])
+    ids_only: LayerSpec = dataclasses.replace(
+        spec,
+        required={k: v for k, v in spec.required.items() if k == id_column},
+        optional={},
+    )
+    return tuple(validate_table(frame, ids_only, layer=name))
+
+
+def _id_column(path: Path, layer: str | None, kind: str, column: str) -> pd.Series | None:
+    """Return one column of a whole layer, without its geometry (None when it has none)."""
+    from gis_sw.layers.vector import PARQUET_SUFFIXES, pick_layer
+
+    if path.suffix.lower() in PARQUET_SUFFIXES:
+        import pyarrow.parquet as pq
+
+        if column not in pq.read_schema(path).names:
+            return None
+        return pq.read_table(path, columns=[column]).column(0).to_pandas()
+    layer, _ = pick_layer(path, layer, kind)
+    fields = pyogrio.read_info(path, layer=layer)["fields"]
+    if column not in list(fields):
+        return None
+    frame = pyogrio.read_dataframe(
+        path, layer=layer, columns=[column], read_geometry=False, use_arrow=True
+    )
+    return frame[column]

@@ -24,8 +24,11 @@ ATTRIBUTE_TABLE = "proposals"
 """The GeoPackage table (no geometry) of one row per proposal."""
 
 
-def check_attributes(attributes: pd.DataFrame, ruleset: Ruleset, name: str) -> list[Problem]:
-    """Return the problems of a proposals table: spec types, land uses, exemptions, dates."""
+def check_attributes(attributes: pd.DataFrame, ruleset: Ruleset | None, name: str) -> list[Problem]:
+    """Return the problems of a proposals table: spec types, land uses, exemptions, dates.
+
+    Exemptions are checked against the ruleset's letters when a ruleset is given.
+    """
     spec = PROPOSAL_LAYERS[ATTRIBUTE_TABLE]
     problems = validate_table(attributes, spec, layer=name)
     labels = feature_labels(attributes.reset_index(drop=True), "proposal_id")
@@ -42,7 +45,8 @@ def check_attributes(attributes: pd.DataFrame, ruleset: Ruleset, name: str) -> l
                     f"write one of {', '.join(LAND_USES)} (empty when unknown).",
                 )
             )
-    headings, cited = ruleset.exemptions, ruleset.exemptions_citation
+    headings = ruleset.exemptions if ruleset is not None else None
+    cited = ruleset.exemptions_citation if ruleset is not None else ""
     if "exemption" in frame.columns and headings:
         text = frame["exemption"].map(lambda v: None if pd.isna(v) else str(v).strip())
         unread = text.map(
@@ -65,7 +69,7 @@ def check_attributes(attributes: pd.DataFrame, ruleset: Ruleset, name: str) -> l
     return problems
 
 
-def check_dates(disturbance: gpd.GeoDataFrame | None, path: Path) -> list[Problem]:
+def check_dates(disturbance: gpd.GeoDataFrame | None, path: str | Path) -> list[Problem]:
     """Return a problem naming each disturbance feature that ends before it starts."""
     if disturbance is None:
         return []
@@ -98,7 +102,7 @@ def _end_before_start(
 
 
 def without_disturbance(
-    attributes: pd.DataFrame | None, disturbance: gpd.GeoDataFrame | None, path: Path
+    attributes: pd.DataFrame | None, disturbance: gpd.GeoDataFrame | None, path: str | Path
 ) -> list[Problem]:
     """Return a problem naming the proposals table's rows with no disturbance feature.
 
@@ -121,7 +125,7 @@ def without_disturbance(
     ]
 
 
-def of_no_proposal(frames: dict[str, gpd.GeoDataFrame], path: Path) -> list[Problem]:
+def of_no_proposal(frames: dict[str, gpd.GeoDataFrame], path: str | Path) -> list[Problem]:
     """Return problems naming devices and impervious surfaces of no drawn proposal.
 
     Left in, each would be screened as a phantom proposal of its own (SW2xx findings for an

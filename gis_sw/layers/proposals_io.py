@@ -21,7 +21,7 @@ screened as a proposal of its own.
 
 Dates are ISO (``2026-05-01``); an end before its start is an error naming the feature.
 Everything is reprojected to the working CRS and ends in
-:func:`gis_sw.layers.build.make_proposals`.  Missing optional attributes are not errors:
+:func:`gis_sw.layers.build.assemble_proposals`.  Missing optional attributes are not errors:
 they become ``review`` findings later.
 """
 
@@ -36,7 +36,7 @@ import pyogrio
 from pyproj import CRS
 
 from gis_sw.errors import CRSError, InputFileError, LayerError, Problem
-from gis_sw.layers.build import make_proposals
+from gis_sw.layers.build import assemble_proposals
 from gis_sw.layers.layerset import LayerReport
 from gis_sw.layers.manifest_entry import parse_crs
 from gis_sw.layers.proposal_attributes import merge_attributes, split_attributes
@@ -155,7 +155,7 @@ def read_proposals(
     problems.extend(of_no_proposal(frames, path))
     if problems:
         raise LayerError(problems)
-    proposals = make_proposals(
+    proposals = assemble_proposals(
         working,
         frames["disturbance"],
         frames.get("devices"),
@@ -299,6 +299,23 @@ def prepare_columns(
         frame = frame.rename(columns=dict(plan.rename))
     if problems:
         return frame, list(plan.notes), problems
+    frame, labels, problems = normalise_values(frame, spec, columns, name=name)
+    numbers = [c for c, kind in columns.items() if kind == "float"]
+    problems.extend(number_problems(frame, numbers, labels, name, not_negative=NOT_NEGATIVE))
+    return frame, list(plan.notes), problems
+
+
+def normalise_values(
+    frame: pd.DataFrame, spec: LayerSpec, columns: dict[str, str], *, name: str
+) -> tuple[pd.DataFrame, pd.Series, list[Problem]]:
+    """Ids as text (``101.0`` is ``101``) and dates as naive UTC ``datetime64[ns]``.
+
+    Returns
+    -------
+    (frame, labels, problems)
+        A copy of the frame, each feature's name for messages, and a problem per date
+        column holding dates pandas cannot hold (``9999-12-31``).
+    """
     frame = frame.copy()
     for column in ID_COLUMNS:
         if column in frame.columns:
@@ -306,15 +323,14 @@ def prepare_columns(
     label_column = spec.id_column or ("disturbance_id" if spec.kind == "disturbance" else None)
     labels = feature_labels(frame.reset_index(drop=True), label_column)
     labels.index = frame.index
+    problems = []
     for column, kind in columns.items():
         if kind != "date" or column not in frame.columns:
             continue
         frame[column], far = normalise_dates(frame[column])
         if far.any():
             problems.append(date_range_problem(frame, column, far, labels, name))
-    numbers = [c for c, kind in columns.items() if kind == "float"]
-    problems.extend(number_problems(frame, numbers, labels, name, not_negative=NOT_NEGATIVE))
-    return frame, list(plan.notes), problems
+    return frame, labels, problems
 
 
 def _log_notes(name: str, notes: list[str]) -> None:

@@ -31,7 +31,11 @@ from pyproj import CRS
 
 from gis_sw.errors import GisSwError, LayerError, Problem
 from gis_sw.layers.build import make_layerset
-from gis_sw.layers.clean import drop_bad_features, duplicate_geometry_groups
+from gis_sw.layers.clean import (
+    drop_bad_features,
+    duplicate_geometry_groups,
+    whole_ids_checked,
+)
 from gis_sw.layers.coverage_io import COVERAGE_WARN_FRACTION, add_coverage, read_coverage
 from gis_sw.layers.layerset import DroppedFeature, LayerReport, LayerSet
 from gis_sw.layers.manifest import LayerEntry, Manifest, resolve_source
@@ -361,6 +365,8 @@ def read_vector_window(
     if windowed and not len(frame) and TOWN_LAYERS[entry.kind].required_layer:
         # nothing of a required layer near the proposals: read it whole, as without a window
         return _read_entry(entry, working_crs=working_crs, strict=strict, box=None)
+    if windowed:  # ids are checked over the whole layer, as when it is read whole
+        return frame, whole_ids_checked(entry, report), windowed
     return frame, report, windowed
 
 

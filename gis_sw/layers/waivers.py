@@ -21,7 +21,10 @@ TOML::
     reason = "Floodplain development permit issued under Chapter 108"
 
 CSV: a header with ``finding_id,rule_id,subject_id,proposal_id,reason,expires`` (only
-``reason`` and either ``finding_id`` or ``rule_id`` + ``subject_id`` are needed).
+``reason`` and either ``finding_id`` or ``rule_id`` + ``subject_id`` are needed).  A cell
+that gis_sw's own CSVs (and spreadsheets) write with a leading apostrophe so that it is not
+run as a formula (``'=P1``, :mod:`gis_sw.outputs.csvcells`) is read as the text meant
+(``=P1``), so a waiver copied from ``summary.csv`` matches its finding.
 """
 
 from __future__ import annotations
@@ -38,6 +41,18 @@ from gis_sw.errors import GisSwError
 __all__ = ["Waiver", "WaiverError", "load_waivers"]
 
 _FIELDS = ("finding_id", "rule_id", "subject_id", "proposal_id", "reason", "expires")
+
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What a CSV cell escaped with ``'`` starts with after it: the same characters as
+:data:`gis_sw.outputs.csvcells.FORMULA_STARTS` (layers do not import outputs; a test
+checks that the two agree)."""
+
+
+def csv_text(value: str) -> str:
+    """Return the text a CSV cell means: ``'=P1`` (escaped against formulas) is ``=P1``."""
+    if value.startswith("'") and value[1:].startswith(_FORMULA_STARTS):
+        return value[1:]
+    return value
 
 
 class WaiverError(GisSwError, ValueError):
@@ -177,7 +192,11 @@ def load_waivers(path: str | Path, *, known_rules: set[str] | None = None) -> li
             )
         return [
             _waiver(
-                {k.strip(): v for k, v in row.items() if k is not None and v not in (None, "")},
+                {
+                    k.strip(): csv_text(v)
+                    for k, v in row.items()
+                    if k is not None and isinstance(v, str) and v != ""
+                },
                 f"{path} line {i}",
                 known_rules,
             )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import geopandas as gpd
+import numpy as np
 import pandas as pd
 import shapely
 
@@ -78,10 +79,32 @@ def _resource_layers(ctx: CheckContext) -> dict[str, gpd.GeoDataFrame | None]:
     return layers
 
 
+def _touching(unions: gpd.GeoSeries, layer: gpd.GeoDataFrame, tol_ft: float) -> set[str]:
+    """Return the proposals whose disturbance touches a feature of ``layer`` (within ``tol_ft``)."""
+    if not len(layer):
+        return set()
+    tree = shapely.STRtree(layer.geometry.to_numpy())
+    subject_pos, _ = tree.query(unions.to_numpy(), predicate="dwithin", distance=tol_ft)
+    return {str(pid) for pid in unions.index.to_numpy()[np.unique(subject_pos)]}
+
+
 def _resource_row(
-    ctx: CheckContext, kind: str, found: tuple[float, Any] | None, names: str, cite: str
+    ctx: CheckContext,
+    kind: str,
+    found: tuple[float, Any] | None,
+    names: str,
+    cite: str,
+    *,
+    touches: bool = False,
 ) -> tuple[Outcome, str, float, Any]:
-    """Return outcome, message, overlap sq ft and geometry (None: the union) of one resource."""
+    """Return outcome, message, overlap sq ft and geometry (None: the union) of one resource.
+
+    A disturbance that touches a mapped wetland, water body or floodplain along its edge
+    (0 sq ft inside, within the distance tolerance) has it adjacent: the plan must show it
+    (§ 183-7B(1)(b)[6], [7]), so the row is ``required`` at 0 sq ft, as a stream line touched
+    is.  The wetland adjacent area is a distance band: its outer edge is its limit, and a
+    disturbance exactly there is outside it, as at every setback.
+    """
     label, wording_key = _LABELS[kind]
     if found is None:
         source = "wetlands" if kind == "wetland_adjacent_area" else kind
@@ -110,6 +133,16 @@ def _resource_row(
             overlap_sqft,
             piece,
         )
+    if touches and kind != "wetland_adjacent_area":
+        return (
+            Outcome.REQUIRED,
+            (
+                f"The disturbance touches {label}{names} along its edge (0 sq ft inside): the "
+                f"plan must show it and {say(ctx, wording_key)} ({cite})."
+            ),
+            0.0,
+            None,
+        )
     return Outcome.PASS, f"The disturbance does not overlap {label} ({cite}).", 0.0, None
 
 
@@ -130,6 +163,12 @@ def check_mapped_resources(ctx: CheckContext, rows: Findings) -> None:
         for kind, layer in layers.items()
         if layer is not None and kind in name_cols
     }
+    tol = ctx.ruleset.devices.distance_tolerance_ft
+    touching = {
+        kind: _touching(unions, layer, tol)
+        for kind, layer in layers.items()
+        if layer is not None and kind in name_cols
+    }
     rows.threshold, rows.unit, rows.decimals = 0.0, "sq ft", 2
     gaps = disturbance_gap(ctx)
     for pid in ctx.proposals.ids:
@@ -137,7 +176,10 @@ def check_mapped_resources(ctx: CheckContext, rows: Findings) -> None:
         for kind, _, _ in _RESOURCES:
             found = overlaps[kind].get(pid, (0.0, EMPTY)) if kind in overlaps else None
             names = names_of.get(kind, {}).get(pid, "")
-            out, msg, meas, geom = _resource_row(ctx, kind, found, names, rows.citation)
+            touches = pid in touching.get(kind, ())
+            out, msg, meas, geom = _resource_row(
+                ctx, kind, found, names, rows.citation, touches=touches
+            )
             if out is Outcome.PASS and pid in gaps:
                 out, meas = Outcome.REVIEW, float("nan")
                 msg = _gap_message(_LABELS[kind][0], gaps[pid], rows.citation)
