@@ -92,6 +92,7 @@ def _discharge(ctx: CheckContext, ids: list[str]) -> dict[str, Discharge]:
             p: Discharge(Reach.UNKNOWN, "the impaired_waters layer was not provided", unions[p])
             for p in ids
         }
+    whole = layer  # the town's own frame (Town.local keeps it whole): the key of town_memo
     # a feature without a location shows nothing here; the engine's coverage step makes
     # the passes that rely on the layer review, naming it
     layer = layer[~unlocated(layer.geometry.to_numpy())]
@@ -151,7 +152,7 @@ def _discharge(ctx: CheckContext, ids: list[str]) -> dict[str, Discharge]:
             )
         return out
     edge_ft = float(params.get("edge_review_ft", EDGE_REVIEW_FT))
-    out.update(_traced(ctx, dem, bodies, remaining, edge_ft, source=layer))
+    out.update(_traced(ctx, dem, bodies, remaining, edge_ft, source=whole))
     return out
 
 
@@ -213,8 +214,9 @@ def _traced(
     """
     geoms = bodies.geometry.to_numpy()
     dem_box = shapely.box(*dem.bounds)
+    listings = ctx.ruleset.section("condition_a").get("watershed_listings", WATERSHED_LISTINGS)
     body_union, body_tree, grid, outside_water = ctx.town_memo(
-        "flow.grid",
+        f"flow.grid.{tuple(str(v) for v in listings)!r}",
         (dem, source),
         lambda: _prepared(dem, geoms, dem_box),
     )
