@@ -110,7 +110,7 @@ def duties_apply(ctx: CheckContext) -> dict[str, bool | None]:
         areas = permit_areas(ctx)
         developing = land_development(ctx)
         out: dict[str, bool | None] = {}
-        for pid in ctx.proposals.ids:
+        for pid in ctx.proposal_ids:
             permit = areas[pid].outcome if pid in areas else Outcome.REVIEW
             activity = developing.get(pid)
             if permit == Outcome.REQUIRED or activity is True:

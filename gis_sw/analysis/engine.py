@@ -164,7 +164,7 @@ def complete_findings(rows: gpd.GeoDataFrame, ruleset: Ruleset) -> gpd.GeoDataFr
 
 def _crash_rows(rule: Rule, ctx: CheckContext, exc: Exception) -> gpd.GeoDataFrame:
     """Return one review row per proposal naming the error a crashing check raised."""
-    ids = ctx.proposals.ids
+    ids = ctx.proposal_ids
     if not ids:
         return empty_findings(ctx.crs)
     text = f"{type(exc).__name__}: {exc}".strip()

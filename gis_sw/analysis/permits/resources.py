@@ -151,7 +151,7 @@ def check_mapped_resources(ctx: CheckContext, rows: Findings) -> None:
     }
     rows.threshold, rows.unit, rows.decimals = 0.0, "sq ft", 2
     gaps = disturbance_gap(ctx)
-    for pid in ctx.proposals.ids:
+    for pid in ctx.proposal_ids:
         whole = union(ctx)[pid]
         for kind, _, _ in _RESOURCES:
             found = overlaps[kind].get(pid, (0.0, EMPTY)) if kind in overlaps else None
@@ -194,7 +194,7 @@ def _stream_findings(ctx: CheckContext, rows: Findings) -> None:
     cite = rows.citation
     consequence = say(ctx, "water_bodies_consequence")
     tol = ctx.ruleset.devices.distance_tolerance_ft
-    ids = ctx.proposals.ids
+    ids = ctx.proposal_ids
     unions = ctx.disturbance_union.loc[ids]
     lines = streams.geometry.to_numpy()
     tree = shapely.STRtree(lines)

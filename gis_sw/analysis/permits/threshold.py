@@ -145,7 +145,7 @@ def _permit_areas(ctx: CheckContext) -> dict[str, PermitArea]:
     has_dist = set(ctx.proposals.disturbance["proposal_id"].astype(str))
     # one pass over the overlay rows, grouped by proposal (no per-proposal filtering)
     by_zone_of, low_of, low_part_of = _zone_sums(ctx, split)
-    for pid in ctx.proposals.ids:
+    for pid in ctx.proposal_ids:
         total = area(ctx)[pid]
         by_zone = tuple(by_zone_of.get(pid, ()))
         low = float(low_of.get(pid, 0.0))
@@ -263,7 +263,7 @@ def land_development(ctx: CheckContext) -> dict[str, bool | None]:
         limit_sqft = ctx.ruleset.permit.land_development_acres * SQFT_PER_ACRE
         larger = attr(ctx, "part_of_larger_plan")
         out: dict[str, bool | None] = {}
-        for pid in ctx.proposals.ids:
+        for pid in ctx.proposal_ids:
             stated_flag = flag(larger.get(pid))
             acres = plan_acres(ctx, pid)
             stated = acres is not None and round(acres * SQFT_PER_ACRE, 2) > round(
@@ -328,6 +328,6 @@ def check_land_development(ctx: CheckContext, rows: Findings) -> None:
     rows.unit, rows.decimals = "sq ft", 2
     rows.threshold = ctx.ruleset.permit.land_development_acres * SQFT_PER_ACRE
     lda = land_development(ctx)
-    for pid in ctx.proposals.ids:
+    for pid in ctx.proposal_ids:
         outcome, msg = _land_development_row(ctx, pid, lda[pid], rows.citation)
         rows.add(pid, outcome, msg, measured=area(ctx)[pid], geometry=union(ctx)[pid])
