@@ -205,9 +205,24 @@ class FlowGrid:
             return self._trace(rows, cols, claim, claim_step, claimed)
         finally:
             if scratch:
-                touched = np.concatenate(claimed) if claimed else np.empty(0, dtype="int64")
+                self._clear(claim, claim_step, claimed)
+
+    def _clear(self, claim: np.ndarray, claim_step: np.ndarray, claimed: list[np.ndarray]) -> None:
+        """Clear the cells a trace claimed in the scratch arrays, and free them.
+
+        Every index numpy may have written is cleared (a trace stopped by an error may have
+        written some); should the clearing itself fail, the arrays are dropped.
+        """
+        try:
+            if claimed:
+                touched = np.concatenate(claimed)
+                touched = touched[(touched >= -claim.size) & (touched < claim.size)]
                 claim[touched], claim_step[touched] = -1, 0
-                self._scratch_lock.release()
+        except BaseException:
+            self._scratch = None
+            raise
+        finally:
+            self._scratch_lock.release()
 
     def _new_claims(self) -> tuple[np.ndarray, np.ndarray]:
         """Return (path that first entered each padded cell, at which step): none yet."""
