@@ -1,9 +1,10 @@
 """The engine's rows without a frame per rule, and the flow trace's reused arrays.
 
 `run_rules` takes each rule's rows from its builder as plain arrays
-(`Findings.columns`); it must give exactly what building a frame per rule gave, on every
-rule and every sample proposal.  `FlowGrid.trace` reuses its claim arrays: a second trace,
-and a trace after one stopped by an error, must equal a fresh grid's.
+(`gis_sw.analysis.rows.plain_columns`); it must give exactly what building a frame per
+rule gave, on every rule and every sample proposal.  `FlowGrid.trace` reuses its claim
+arrays: a second trace, and a trace after one stopped by an error, must equal a fresh
+grid's.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ import shapely
 from affine import Affine
 
 from gis_sw.analysis import engine
-from gis_sw.analysis.findings import Findings, Outcome, columns_of
+from gis_sw.analysis.findings import Findings, Outcome
 from gis_sw.analysis.flow import FlowGrid
+from gis_sw.analysis.rows import columns_of, plain_columns
 from gis_sw.api import read_proposals, read_town
 from gis_sw.layers.raster import RasterLayer
 
@@ -48,7 +50,7 @@ def _plain_rows() -> Findings:
 
 def test_plain_rows_as_arrays_equal_the_frame_of_them() -> None:
     rows = _plain_rows()
-    got = rows.columns()
+    got = plain_columns(rows)
     assert got is not None
     want = columns_of(rows.frame())
     assert got.dtypes == want.dtypes
@@ -79,11 +81,11 @@ def test_rows_pandas_must_convert_take_the_frame(odd: dict) -> None:
     values = {"proposal_id": "P-9", "message": "x", "measured": 1.0, "unit": "ft", **odd}
     pid = values.pop("proposal_id")
     rows.add(pid, Outcome.PASS, values.pop("message"), subject_id="S", **values)
-    assert rows.columns() is None
+    assert plain_columns(rows) is None
 
 
 def test_no_rows_give_no_arrays() -> None:
-    assert Findings("SW101", "", CRS).columns() is None
+    assert plain_columns(Findings("SW101", "", CRS)) is None
 
 
 def test_run_rules_equals_a_frame_per_rule_on_every_sample_proposal(monkeypatch) -> None:

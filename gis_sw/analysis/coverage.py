@@ -110,7 +110,13 @@ def unlocated_features(ctx: CheckContext, kind: str) -> str:
             named.append(f"{len(dropped) - 5} more dropped")
         return ", ".join(named)
 
-    return ctx.memo(f"coverage.unlocated.{kind}", compute)
+    def kept() -> str:
+        # a long-lived Town gives the same frame for the same cut: derived once per frame
+        layer = ctx.layers.get(kind)
+        depends = (layer, ctx.layers.reports)
+        return ctx.town_cache(f"coverage.unlocated.{kind}", id(layer), depends, compute)
+
+    return ctx.memo(f"coverage.unlocated.{kind}", kept)
 
 
 def _review_unlocated(

@@ -33,14 +33,13 @@ from gis_sw.analysis.findings import (
     FINDING_COLUMNS,
     Findings,
     Outcome,
-    RowColumns,
     Severity,
     body_of,
-    columns_of,
     empty_findings,
     finding_id,
 )
 from gis_sw.analysis.registry import RULES_BY_ID, Rule, rule_title, select_rules
+from gis_sw.analysis.rows import RowColumns, columns_of, plain_columns
 from gis_sw.errors import GisSwError, ProposalError
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.proposals import Proposals
@@ -253,7 +252,7 @@ def _run_columns(
             body(ctx, rows)
             if not len(rows):
                 return None
-            plain = rows.columns()
+            plain = plain_columns(rows)
             if plain is not None:
                 return _shared_lots(plain, ctx)
             return columns_of(name_shared_lots(rows.frame(), ctx))

@@ -18,7 +18,6 @@ import hashlib
 import math
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -94,7 +93,7 @@ def _is_sequence(value: Any) -> bool:
     return isinstance(value, Sequence | np.ndarray | pd.Series) and not isinstance(value, str)
 
 
-_NUMBER_TYPES = (float, int, np.floating, np.integer, type(None))
+NUMBER_TYPES = (float, int, np.floating, np.integer, type(None))
 
 
 def _text_ids(values: list[Any]) -> Any:
@@ -106,7 +105,7 @@ def _text_ids(values: list[Any]) -> Any:
 
 def _numbers(values: list[Any]) -> Any:
     """Return floats, as ``pd.to_numeric(..., errors="coerce")`` of a column gives."""
-    if all(isinstance(v, _NUMBER_TYPES) and not isinstance(v, bool) for v in values):
+    if all(isinstance(v, NUMBER_TYPES) and not isinstance(v, bool) for v in values):
         return np.asarray(values, dtype="float64")
     return pd.to_numeric(pd.Series(values), errors="coerce").astype("float64")
 
@@ -175,64 +174,6 @@ def make_findings(
         "geometry": from_shapely(geoms, crs=crs),
     }
     return gpd.GeoDataFrame(pd.DataFrame(data, copy=False), geometry="geometry", copy=False)
-
-
-@dataclass(frozen=True, slots=True)
-class RowColumns:
-    """Check rows as plain arrays, one per column of :data:`CHECK_COLUMNS`.
-
-    Each keeps the dtype its column has in the rows' frame, so the one findings frame the
-    engine builds at the end has the same dtypes as frames of the rows would give.
-    """
-
-    arrays: dict[str, np.ndarray]
-    dtypes: dict[str, Any]
-
-    def __len__(self) -> int:
-        """Return the number of rows."""
-        return len(self.arrays["rule_id"])
-
-
-def columns_of(rows: pd.DataFrame) -> RowColumns:
-    """Return the columns :data:`CHECK_COLUMNS` of a frame of check rows as plain arrays."""
-    arrays, dtypes = {}, {}
-    for name in CHECK_COLUMNS:
-        column = rows[name]
-        arrays[name] = np.asarray(column.to_numpy(), dtype=object if name == "geometry" else None)
-        dtypes[name] = column.dtype
-    return RowColumns(arrays, dtypes)
-
-
-@functools.cache
-def _plain_dtypes() -> dict[str, Any]:
-    """Return the dtypes a frame of check rows gives plain text, floats and geometries."""
-    one = make_findings(
-        "SW000",
-        None,
-        proposal_id=["p"],
-        subject_id=["s"],
-        outcome=["pass"],
-        message=["m"],
-        measured=[1.0],
-        threshold=[1.0],
-        unit=["ft"],
-        geometry=[None],
-    )
-    return {name: one[name].dtype for name in CHECK_COLUMNS}
-
-
-def _plain_text(*columns: list[Any]) -> bool:
-    """Whether every value is a ``str`` (not a subclass): pandas keeps such a column as is."""
-    return all(type(v) is str for column in columns for v in column)
-
-
-def _plain_numbers(values: list[Any]) -> bool:
-    """Whether :func:`_numbers` takes ``values`` as floats without pandas' coercion."""
-    return all(isinstance(v, _NUMBER_TYPES) and not isinstance(v, bool) for v in values)
-
-
-def _plain_geometries(values: list[Any]) -> bool:
-    return all(v is None or isinstance(v, shapely.Geometry) for v in values)
 
 
 def empty_findings(crs: CRS, *, full: bool = False) -> gpd.GeoDataFrame:
@@ -422,50 +363,12 @@ class Findings:
     def _units(self) -> list[Any]:
         return [self.unit if v is None else v for v in self._columns["unit"]]
 
-    def columns(self) -> RowColumns | None:
-        """Return the rows as plain arrays, as :func:`columns_of` of :meth:`frame` gives them.
+    def added(self) -> dict[str, list[Any]]:
+        """Return the rows' columns as added, thresholds and units given their defaults.
 
-        Without building a frame, when there are rows, every text is a ``str``, every figure
-        a number and every geometry a shapely geometry or None (what checks add).  None
-        otherwise: other values need :meth:`frame`, so pandas converts them as it always has.
+        Not copies: for reading (:func:`gis_sw.analysis.rows.plain_columns`).
         """
-        n = len(self)
-        if not n:
-            return None
-        cols = self._columns
-        thresholds, units = self._thresholds(), self._units()
-        outcomes = [str(Outcome(o)) for o in cols["outcome"]]
-        plain = (
-            _plain_text(cols["proposal_id"], cols["subject_id"], cols["message"], units)
-            and _plain_numbers(cols["measured"])
-            and _plain_numbers(thresholds)
-            and _plain_geometries(cols["geometry"])
-        )
-        if not plain:
-            return None
-        measured = np.asarray(cols["measured"], dtype="float64")
-        if self.decimals is not None:
-            measured = np.round(measured, self.decimals)
-        geometry = np.empty(n, dtype=object)
-        geometry[:] = cols["geometry"]
-
-        def text(values: list[Any]) -> np.ndarray:
-            out = np.empty(n, dtype=object)
-            out[:] = values
-            return out
-
-        arrays = {
-            "rule_id": text([self.rule_id] * n),
-            "proposal_id": text(cols["proposal_id"]),
-            "subject_id": text(cols["subject_id"]),
-            "outcome": text(outcomes),
-            "message": text(cols["message"]),
-            "measured": measured,
-            "threshold": np.asarray(thresholds, dtype="float64"),
-            "unit": text(units),
-            "geometry": geometry,
-        }
-        return RowColumns(arrays, dict(_plain_dtypes()))
+        return {**self._columns, "threshold": self._thresholds(), "unit": self._units()}
 
 
 CheckBody = Callable[["CheckContext", Findings], None]

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import shapely
 
-from gis_sw.analysis.bands import adjacent_band_near
+from gis_sw.analysis.bands import adjacent_band, wetlands_near
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.findings import Findings, Outcome, rule_check
 from gis_sw.analysis.overlay import overlay_arrays, overlay_pieces
@@ -88,8 +88,15 @@ def _resource_layers(ctx: CheckContext) -> dict[str, Any]:
     }
     if wetlands is not None:
         buffer_ft = ctx.ruleset.resources.wetland_adjacent_area_ft
-        zone = adjacent_band_near(
-            wetlands.geometry.to_numpy(), ctx.disturbance_union.to_numpy(), buffer_ft
+        geoms = np.asarray(wetlands.geometry.to_numpy(), dtype=object)
+        # adjacent_band_near, the band of the wetlands near kept per Town by which they are
+        # (the same geometry objects: Town.local cuts the town's frames)
+        near = geoms[wetlands_near(geoms, ctx.disturbance_union.to_numpy(), buffer_ft)]
+        zone = ctx.town_cache(
+            f"resources.band.{buffer_ft!r}",
+            tuple(id(g) for g in near),
+            tuple(near),
+            lambda: adjacent_band(near, buffer_ft),
         )
         band = np.empty(1, dtype=object)
         band[0] = zone
