@@ -190,7 +190,7 @@ class Town(ParcelLookup, TownCuts):
         if len(arr) == 0:
             return LayerSet(
                 crs=self.layers.crs,
-                vectors={k: f.iloc[0:0] for k, f in self._frames.items()},
+                vectors={k: f.iloc[self._unlocated[k]] for k, f in self._frames.items()},
                 rasters=self.layers.rasters,
                 reports=self.layers.reports,
                 source=self.layers.source,
