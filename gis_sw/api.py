@@ -25,6 +25,9 @@ What is cut out, and why it gives the same findings as the whole town:
 - plus, for every proposal geometry, its nearest feature of every layer at any distance
   (ties included), so the separation report (SW208) finds the same nearest well, wetland
   and water body however far away they are;
+- every feature without a location (a null or empty geometry: no index finds it, and it
+  may be the well within 50 ft), so the rules relying on its layer review as on the whole
+  town;
 - features keep their order in the layer, and a layer whose id column is optional has its
   missing ids written as ``#<row>`` (the row in the whole layer), the name the checks give
   such a feature, so messages name the same features.
@@ -38,7 +41,6 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import math
-import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -63,6 +65,7 @@ from gis_sw.around import (
     region,
 )
 from gis_sw.errors import LayerError, Problem
+from gis_sw.layers.geoms import unlocated
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.proposals import Proposals
 from gis_sw.layers.read import read_layers
@@ -70,6 +73,7 @@ from gis_sw.layers.read import read_proposals as _read_proposals
 from gis_sw.nearest import Nearest, far_box, split_nearest
 from gis_sw.ruleset import Ruleset
 from gis_sw.screening import Screening, protected_buildings, wetland_band
+from gis_sw.town_cuts import TownCuts
 from gis_sw.town_parcels import ParcelLookup
 from gis_sw.townparts import as_ruleset, proposal_geoms
 from gis_sw.townparts import largest_distance_ft as _largest_distance_ft
@@ -81,11 +85,9 @@ __all__ = ["SETBACK_COLUMNS", "Screening", "Town", "read_proposals", "read_town"
 
 REACH_MARGIN_FT = 10.0
 """Added to the largest distance of the ruleset when cutting out a proposal's neighbourhood."""
-NEAREST_CACHE_SIZE = 4096
-"""(layer, geometry) pairs whose nearest features a :class:`Town` remembers."""
 
 
-class Town(ParcelLookup):
+class Town(ParcelLookup, TownCuts):
     """A town's layers and ruleset, read and validated once, with spatial indexes built once.
 
     Parameters
@@ -104,17 +106,20 @@ class Town(ParcelLookup):
         self._geoms: dict[str, np.ndarray] = {}
         self._frames: dict[str, gpd.GeoDataFrame] = {}
         self._bounds: tuple[float, float, float, float] | None = None
-        self._near_cache: dict[tuple[str, bytes], np.ndarray] = {}
-        self._near_lock = threading.Lock()
         self._shared: dict[str, Any] = {}  # derived from the town alone (CheckContext.shared)
         self.windows: dict[str, tuple[float, float, float, float]] = {}
         """Kind to the box a layer was read in (``read_town(..., around=)``); {}: whole."""
+        self._unlocated: dict[str, np.ndarray] = {}
+        self._init_cuts()
         for kind, layer in layers.vectors.items():
             frame = _named(layer.reset_index(drop=True), kind)
             geoms = np.asarray(frame.geometry.to_numpy(), dtype=object)
             self._frames[kind] = frame
             self._geoms[kind] = geoms
             self._trees[kind] = shapely.STRtree(geoms)
+            # no index finds a feature without a location, yet it may be the well within
+            # 50 ft: every cut keeps it, so the rules relying on its layer review
+            self._unlocated[kind] = np.flatnonzero(unlocated(geoms))
         parcels = self._frames.get("parcels")
         if parcels is not None:
             self._parcel_row = {pid: i for i, pid in enumerate(parcels["parcel_id"].astype(str))}
@@ -185,7 +190,7 @@ class Town(ParcelLookup):
         if len(arr) == 0:
             return LayerSet(
                 crs=self.layers.crs,
-                vectors={k: f.iloc[0:0] for k, f in self._frames.items()},
+                vectors={k: f.iloc[self._unlocated[k]] for k, f in self._frames.items()},
                 rasters=self.layers.rasters,
                 reports=self.layers.reports,
                 source=self.layers.source,
@@ -213,8 +218,9 @@ class Town(ParcelLookup):
             nearest = np.concatenate([found.rows, self._nearest(kind, rest, shapely.to_wkb(rest))])
             if len(far) and kind in self.windows and kind not in outside:
                 self._check_nearest(kind, far, found, outside)
-            keep = np.unique(np.concatenate([rows, nearest, extra.get(kind, rows[:0])]))
-            vectors[kind] = self._frames[kind].iloc[keep]
+            lost = self._unlocated[kind]
+            keep = np.unique(np.concatenate([rows, nearest, extra.get(kind, rows[:0]), lost]))
+            vectors[kind] = self._cut(kind, keep)
         if outside:
             raise outside_error(outside)
         return LayerSet(
@@ -237,35 +243,6 @@ class Town(ParcelLookup):
         need = far_box(far, found, self._geoms[kind], self._trees[kind])
         if need is None or not contains(self.windows[kind], need):
             outside.append(kind)
-
-    def _nearest(self, kind: str, geoms: np.ndarray, keys: np.ndarray) -> np.ndarray:
-        """Return the rows of ``kind`` nearest to each of ``geoms`` (ties included).
-
-        They are remembered by the geometry's WKB: while a device is dragged the
-        disturbance and the other devices do not move, and a nearest search among a few
-        large polygons costs milliseconds.
-        """
-        found: list[np.ndarray] = []
-        missing: list[int] = []
-        with self._near_lock:
-            for i, key in enumerate(keys.tolist()):
-                hit = self._near_cache.get((kind, key))
-                if hit is None:
-                    missing.append(i)
-                else:
-                    found.append(hit)
-        if missing:
-            where, rows = self._trees[kind].query_nearest(geoms[missing], all_matches=True)
-            order = np.argsort(where, kind="stable")  # each geometry's rows, in their order
-            cuts = np.searchsorted(where[order], np.arange(len(missing) + 1))
-            with self._near_lock:
-                for j, i in enumerate(missing):
-                    mine = rows[order[cuts[j] : cuts[j + 1]]]
-                    found.append(mine)
-                    while len(self._near_cache) >= NEAREST_CACHE_SIZE:
-                        self._near_cache.pop(next(iter(self._near_cache)))
-                    self._near_cache[(kind, keys[i])] = mine
-        return np.concatenate(found) if found else np.empty(0, dtype=np.intp)
 
     # -- screening ------------------------------------------------------------------------------
 

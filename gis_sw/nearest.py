@@ -22,10 +22,12 @@ from dataclasses import dataclass
 import numpy as np
 import shapely
 
+from gis_sw.layers.geoms import unlocated
 from gis_sw.layers.window import Bounds
 
 __all__ = [
     "CELL_CANDIDATES",
+    "EXACT_NEAR_MAX",
     "Nearest",
     "cell_nearest",
     "far_box",
@@ -39,19 +41,33 @@ NEAR_SLACK = 1e-6
 geometry called near have its nearest feature beyond the reach)."""
 
 
+EXACT_NEAR_MAX = 256
+"""Up to this many geometries, :func:`near_mask` asks the tree directly (one ``dwithin``
+query: for one proposal's few geometries cheaper than the grid's nearest search)."""
+
+
 def near_mask(arr: np.ndarray, tree: shapely.STRtree, reach_ft: float) -> np.ndarray:
     """Return True for each geometry of ``arr`` sure to have a feature of ``tree`` within reach.
 
     The nearest features of such a geometry lie within its envelope grown by the reach, so
     in a box query of the region and in any window holding that grown envelope: only the
-    others need a nearest search.  Decided per cell of a grid (a quarter of the reach) in
-    one search of the cells' centres: a geometry whose envelope's farthest corner from its
-    cell's centre, plus that centre's distance to its nearest feature, is within the reach
-    is near (the distance to a feature is at most that sum).  A conservative test: a
-    geometry called far may be near, never the reverse.
+    others need a nearest search.  Up to :data:`EXACT_NEAR_MAX` geometries, a geometry is
+    near when a feature lies within the reach (less :data:`NEAR_SLACK`); for more, decided
+    per cell of a grid (a quarter of the reach) in one search of the cells' centres: a
+    geometry whose envelope's farthest corner from its cell's centre, plus that centre's
+    distance to its nearest feature, is within the reach is near (the distance to a feature
+    is at most that sum).  A conservative test: a geometry called far may be near, never
+    the reverse.
     """
     near = np.zeros(len(arr), dtype=bool)
     if not len(arr) or not len(tree.geometries) or not reach_ft > 0:
+        return near
+    if len(arr) <= EXACT_NEAR_MAX:
+        located = np.flatnonzero(~unlocated(arr))
+        hit, _ = tree.query(
+            arr[located], predicate="dwithin", distance=reach_ft * (1.0 - NEAR_SLACK)
+        )
+        near[located[hit]] = True
         return near
     centres, which, corner_ft = _cells(arr, reach_ft / 4.0)
     (hit, _), dist = tree.query_nearest(
@@ -60,22 +76,6 @@ def near_mask(arr: np.ndarray, tree: shapely.STRtree, reach_ft: float) -> np.nda
     centre_ft = np.full(len(centres), np.inf)
     centre_ft[hit] = dist
     near[:] = corner_ft + centre_ft[which] <= reach_ft * (1.0 - NEAR_SLACK)
-    return near
-    bounds = shapely.bounds(arr)
-    cell = reach_ft / 4.0
-    mid = (bounds[:, :2] + bounds[:, 2:]) / 2.0
-    ij = np.floor(mid / cell)
-    cells, which = np.unique(ij, axis=0, return_inverse=True)
-    centres = (cells + 0.5) * cell
-    (hit, _), dist = tree.query_nearest(
-        shapely.points(centres), return_distance=True, all_matches=False
-    )
-    centre_ft = np.full(len(cells), np.inf)
-    centre_ft[hit] = dist
-    c = centres[which.reshape(-1)]
-    dx = np.maximum(np.abs(bounds[:, 0] - c[:, 0]), np.abs(bounds[:, 2] - c[:, 0]))
-    dy = np.maximum(np.abs(bounds[:, 1] - c[:, 1]), np.abs(bounds[:, 3] - c[:, 1]))
-    near[:] = np.hypot(dx, dy) + centre_ft[which.reshape(-1)] <= reach_ft * (1.0 - NEAR_SLACK)
     return near
 
 

@@ -110,7 +110,7 @@ def duties_apply(ctx: CheckContext) -> dict[str, bool | None]:
         areas = permit_areas(ctx)
         developing = land_development(ctx)
         out: dict[str, bool | None] = {}
-        for pid in ctx.proposals.ids:
+        for pid in ctx.proposal_ids:
             permit = areas[pid].outcome if pid in areas else Outcome.REVIEW
             activity = developing.get(pid)
             if permit == Outcome.REQUIRED or activity is True:
@@ -187,11 +187,10 @@ def check_inspections(ctx: CheckContext, rows: Findings) -> None:
     ``review`` when the duties bind but no construction period is given.
     """
     params = ctx.ruleset.construction
-    periods = _periods(ctx)
     rows.threshold, rows.unit = float(params.inspection_interval_days), "weekly reports"
 
     def duty(pid: str) -> tuple[Outcome, str, float]:
-        period = periods.get(pid)
+        period = _periods(ctx).get(pid)  # only where the duties bind
         if period is None:
             return (
                 Outcome.REVIEW,
@@ -227,11 +226,10 @@ def check_notices(ctx: CheckContext, rows: Findings) -> None:
     """Check SW402: ``required`` where the duties bind, with the milestones and first date."""
     params = ctx.ruleset.construction
     milestones = "; ".join(params.notice_milestones)
-    periods = _periods(ctx)
     rows.threshold, rows.unit = float(params.notice_hours), "hours"
 
     def duty(pid: str) -> tuple[Outcome, str, float]:
-        period = periods.get(pid)
+        period = _periods(ctx).get(pid)  # only where the duties bind
         notices = notice_schedule(
             params.notice_milestones,
             construction_start=period.start if period else None,

@@ -7,7 +7,8 @@ as cached properties, or in :meth:`CheckContext.memo` for module-specific result
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, TypeVar
@@ -22,6 +23,9 @@ from gis_sw.layers.proposals import Proposals
 from gis_sw.ruleset import Ruleset
 
 T = TypeVar("T")
+
+TOWN_CACHE_SIZE = 256
+"""Entries of one family :meth:`CheckContext.town_cache` keeps (the oldest go first)."""
 
 
 @dataclass(eq=False)
@@ -61,9 +65,38 @@ class CheckContext:
         self.shared[key] = (depends, value)
         return value
 
+    def town_cache(
+        self, family: str, key: Hashable, depends: tuple[Any, ...], compute: Callable[[], T]
+    ) -> T:
+        """Compute once per ``key`` of ``family`` while ``depends`` are the same objects.
+
+        As :meth:`town_memo`, for values derived from the town's layers and a small key
+        (which features are near, the bytes of a geometry): a long-lived
+        :class:`gis_sw.Town` keeps the last :data:`TOWN_CACHE_SIZE` of each family, so a
+        re-check while a device is dragged derives nothing the unmoved geometries gave.
+        """
+        lock = self.shared.setdefault("cache.lock", threading.Lock())
+        with lock:
+            store = self.shared.setdefault(f"cache.{family}", {})
+            held = store.get(key)
+        if held is not None and _same(held[0], depends):
+            return held[1]  # type: ignore[no-any-return,unused-ignore]
+        value = compute()
+        with lock:
+            store.pop(key, None)
+            while len(store) >= TOWN_CACHE_SIZE:
+                store.pop(next(iter(store)))
+            store[key] = (depends, value)
+        return value
+
     def citation(self, rule_id: str) -> str:
         """Return the ruleset's citation of ``rule_id``."""
         return self.ruleset.citation(rule_id)
+
+    @cached_property
+    def proposal_ids(self) -> list[str]:
+        """Every proposal id, sorted (:attr:`Proposals.ids`, computed once per context)."""
+        return self.proposals.ids
 
     @cached_property
     def disturbance_union(self) -> gpd.GeoSeries:
@@ -72,7 +105,7 @@ class CheckContext:
         Index: every proposal id (an empty polygon where a proposal has no disturbance).
         """
         dist = self.proposals.disturbance
-        ids = self.proposals.ids
+        ids = self.proposal_ids
         if len(dist) == 0:
             empty = [shapely.Polygon()] * len(ids)
             return gpd.GeoSeries(empty, index=ids, crs=self.crs)

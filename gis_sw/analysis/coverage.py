@@ -40,7 +40,7 @@ from gis_sw.analysis.registry import layers_needed
 from gis_sw.layers.geoms import unlocated
 from gis_sw.layers.specs import TOWN_LAYERS
 
-__all__ = ["apply_coverage", "name_shared_lots"]
+__all__ = ["apply_coverage", "coverage_applies", "name_shared_lots", "shared_lot_messages"]
 
 
 def _words(kind: str) -> str:
@@ -110,7 +110,13 @@ def unlocated_features(ctx: CheckContext, kind: str) -> str:
             named.append(f"{len(dropped) - 5} more dropped")
         return ", ".join(named)
 
-    return ctx.memo(f"coverage.unlocated.{kind}", compute)
+    def kept() -> str:
+        # a long-lived Town gives the same frame for the same cut: derived once per frame
+        layer = ctx.layers.get(kind)
+        depends = (layer, ctx.layers.reports)
+        return ctx.town_cache(f"coverage.unlocated.{kind}", id(layer), depends, compute)
+
+    return ctx.memo(f"coverage.unlocated.{kind}", kept)
 
 
 def _review_unlocated(
@@ -138,19 +144,32 @@ def _review_unlocated(
     return passive.copy()
 
 
+def coverage_applies(rule_id: str, ctx: CheckContext) -> bool:
+    """Whether :func:`apply_coverage` may change rows of ``rule_id`` (else it returns them).
+
+    True when a layer the rule relies on maps part of the town, is declared none, or has
+    features without a location.
+    """
+    needed = layers_needed(rule_id)
+    return bool(needed) and any(
+        ctx.layers.covers(k) is not None
+        or k in ctx.layers.declared_none
+        or unlocated_features(ctx, k)
+        for k in needed
+    )
+
+
 def apply_coverage(rule_id: str, rows: gpd.GeoDataFrame, ctx: CheckContext) -> gpd.GeoDataFrame:
     """Turn passes outside a needed layer's coverage into review; note declared absences.
 
     Passes of a rule whose layer has features with no location become review too.
     """
-    needed = layers_needed(rule_id)
-    if not needed or not len(rows):
+    if not len(rows) or not coverage_applies(rule_id, ctx):
         return rows
+    needed = layers_needed(rule_id)
     partial = [(k, ctx.layers.covers(k)) for k in needed if ctx.layers.covers(k) is not None]
     declared = [k for k in needed if k in ctx.layers.declared_none]
     unlocated = any(unlocated_features(ctx, k) for k in needed)
-    if not partial and not declared and not unlocated:
-        return rows
     rows = rows.copy()
     outcome = rows["outcome"].astype(str).to_numpy()
     passive = np.isin(outcome, [str(Outcome.PASS), str(Outcome.INFO)])
@@ -199,11 +218,26 @@ _PARCEL_WORD = re.compile(r"\bparcel (\S+?)(?=[,;:)]?(?:\s|$)|\.(?:\s|$))")
 
 def name_shared_lots(rows: gpd.GeoDataFrame, ctx: CheckContext) -> gpd.GeoDataFrame:
     """Append, to a message naming a parcel that shares its geometry with others, their ids."""
-    groups = ctx.layers.duplicate_geometries("parcels")
-    if not groups or not len(rows):
+    if not ctx.layers.duplicate_geometries("parcels") or not len(rows):
         return rows
+    messages = shared_lot_messages(rows["message"].astype(str).to_numpy(), ctx)
+    if messages is None:
+        return rows
+    rows = rows.copy()
+    rows["message"] = messages
+    return rows
+
+
+def shared_lot_messages(messages: np.ndarray, ctx: CheckContext) -> np.ndarray | None:
+    """Return ``messages`` with the partners of every shared lot they name (None: unchanged).
+
+    The messages' text is as :func:`name_shared_lots` gives it.
+    """
+    groups = ctx.layers.duplicate_geometries("parcels")
+    if not groups:
+        return None
     partners = {pid: group for group in groups for pid in group}
-    messages = rows["message"].astype(str).to_numpy().copy()
+    messages = messages.copy()
     changed = False
     for i, text in enumerate(messages):
         named = [m for m in _PARCEL_WORD.findall(text) if m in partners]
@@ -216,8 +250,4 @@ def name_shared_lots(rows: gpd.GeoDataFrame, ctx: CheckContext) -> gpd.GeoDataFr
             "several ids, such as condominium units.)"
         )
         changed = True
-    if not changed:
-        return rows
-    rows = rows.copy()
-    rows["message"] = messages
-    return rows
+    return messages if changed else None

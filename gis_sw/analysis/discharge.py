@@ -9,6 +9,7 @@ window of the DEM file that was read, is not shown to miss: ``review``.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
@@ -92,16 +93,14 @@ def _discharge(ctx: CheckContext, ids: list[str]) -> dict[str, Discharge]:
             p: Discharge(Reach.UNKNOWN, "the impaired_waters layer was not provided", unions[p])
             for p in ids
         }
-    # a feature without a location shows nothing here; the engine's coverage step makes
-    # the passes that rely on the layer review, naming it
-    layer = layer[~unlocated(layer.geometry.to_numpy())]
+    whole = layer  # the town's own frame (Town.local keeps it whole): the key of town_memo
     params = ctx.ruleset.section("condition_a")
     listings = tuple(str(v) for v in params.get("watershed_listings", WATERSHED_LISTINGS))
-    sheds, bodies = split_impaired(layer, listings)
+    layer, bodies, shed_mask, tree = ctx.town_memo(
+        f"flow.impaired.{listings!r}", (whole,), lambda: _impaired(whole, listings)
+    )
     tol = ctx.ruleset.devices.distance_tolerance_ft
     geoms = layer.geometry.to_numpy()
-    shed_mask = layer.index.isin(sheds.index)
-    tree = shapely.STRtree(geoms)
     subjects = unions.loc[ids].to_numpy()
     pos_s, pos_f = tree.query(subjects, predicate="dwithin", distance=tol)
     order = np.argsort(pos_s, kind="stable")
@@ -151,8 +150,25 @@ def _discharge(ctx: CheckContext, ids: list[str]) -> dict[str, Discharge]:
             )
         return out
     edge_ft = float(params.get("edge_review_ft", EDGE_REVIEW_FT))
-    out.update(_traced(ctx, dem, bodies, remaining, edge_ft, source=layer))
+    out.update(_traced(ctx, dem, bodies, remaining, edge_ft, source=whole))
     return out
+
+
+def _impaired(
+    layer: gpd.GeoDataFrame, listings: tuple[str, ...]
+) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame, np.ndarray, shapely.STRtree]:
+    """Return the located features, the water bodies, which are watersheds, and an index.
+
+    A feature without a location shows nothing here; the engine's coverage step makes the
+    passes that rely on the layer review, naming it.
+    """
+    layer = layer[~unlocated(layer.geometry.to_numpy())]
+    sheds, bodies = split_impaired(layer, listings)
+    return layer, bodies, layer.index.isin(sheds.index), shapely.STRtree(layer.geometry.to_numpy())
+
+
+def _gap(union: Any, body_union: Any) -> str:
+    return f"{float(shapely.distance(union, body_union)):,.2f} ft away"
 
 
 def _grown_bounds(geometry: Any, by: float) -> tuple[float, float, float, float]:
@@ -213,11 +229,21 @@ def _traced(
     """
     geoms = bodies.geometry.to_numpy()
     dem_box = shapely.box(*dem.bounds)
+    listings = ctx.ruleset.section("condition_a").get("watershed_listings", WATERSHED_LISTINGS)
+    family = f"flow.{tuple(str(v) for v in listings)!r}"
     body_union, body_tree, grid, outside_water = ctx.town_memo(
-        "flow.grid",
-        (dem, source),
-        lambda: _prepared(dem, geoms, dem_box),
+        f"{family}.grid", (dem, source), lambda: _prepared(dem, geoms, dem_box)
     )
+
+    def nearest_of(geometry: Any) -> str:
+        """Return the nearest water body's name (searched once per geometry and town)."""
+        return ctx.town_cache(
+            f"{family}.nearest",
+            shapely.to_wkb(geometry),
+            (dem, source),
+            lambda: _names(bodies, _nearest(body_tree, geometry)),
+        )
+
     unions = ctx.disturbance_union
     cells = [grid.cells_of(unions[pid]) for pid in ids]
     rows = np.concatenate([c[0] for c in cells]) if cells else np.empty(0, dtype="int64")
@@ -237,13 +263,18 @@ def _traced(
         mine = slice(int(starts[i]), int(starts[i + 1]))  # cells are concatenated by proposal
         n = mine.stop - mine.start
         ends = result.end[mine]
-        nearest = _names(bodies, _nearest(body_tree, union))
-        gap = f"{float(shapely.distance(union, body_union)):,.2f} ft away"
+        nearest = nearest_of(union)
+        gap = ctx.town_cache(
+            f"{family}.gap",
+            shapely.to_wkb(union),
+            (dem, source),
+            functools.partial(_gap, union, body_union),
+        )
         if (ends == FlowEnd.WATER).any():
             wet = mine.start + np.flatnonzero(ends == FlowEnd.WATER)
             first = wet[np.argmin(result.steps[wet])]
             line = shapely.simplify(grid.path(int(rows[first]), int(cols[first])), 0.0)
-            reached = _names(bodies, _nearest(body_tree, shapely.Point(exits[first])))
+            reached = nearest_of(shapely.Point(exits[first]))
             out[pid] = Discharge(
                 Reach.REACHES,
                 f"runoff flows over the DEM into the impaired water body{reached}: "

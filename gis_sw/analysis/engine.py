@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from dataclasses import dataclass
-from typing import Any, Literal
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar
 
 import geopandas as gpd
 import numpy as np
@@ -22,17 +22,24 @@ import pandas as pd
 from geopandas.array import from_shapely
 
 from gis_sw.analysis.context import CheckContext
-from gis_sw.analysis.coverage import apply_coverage, name_shared_lots
+from gis_sw.analysis.coverage import (
+    apply_coverage,
+    coverage_applies,
+    name_shared_lots,
+    shared_lot_messages,
+)
 from gis_sw.analysis.findings import (
     CHECK_COLUMNS,
     FINDING_COLUMNS,
     Findings,
     Outcome,
     Severity,
+    body_of,
     empty_findings,
     finding_id,
 )
 from gis_sw.analysis.registry import RULES_BY_ID, Rule, rule_title, select_rules
+from gis_sw.analysis.rows import RowColumns, columns_of, plain_columns
 from gis_sw.errors import GisSwError, ProposalError
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.proposals import Proposals
@@ -45,39 +52,29 @@ _OUTCOME_ORDER = {o: i for i, o in enumerate(("fail", "review", "required", "inf
 _TEXT_KEYS = ("proposal_id", "rule_id", "subject_id")
 
 
-@dataclass(frozen=True, slots=True)
-class _Columns:
-    """Check rows as plain arrays, one per column of :data:`CHECK_COLUMNS`.
-
-    Each keeps the dtype its column had in its frame, so the one frame built at the end has
-    the same dtypes.
-    """
-
-    arrays: dict[str, np.ndarray]
-    dtypes: dict[str, Any]
-
-    def __len__(self) -> int:
-        return len(self.arrays["rule_id"])
-
-
-def _columns_of(rows: pd.DataFrame) -> _Columns:
-    arrays, dtypes = {}, {}
-    for name in CHECK_COLUMNS:
-        column = rows[name]
-        arrays[name] = np.asarray(column.to_numpy(), dtype=object if name == "geometry" else None)
-        dtypes[name] = column.dtype
-    return _Columns(arrays, dtypes)
-
-
-def _joined(parts: list[_Columns], frames: list[gpd.GeoDataFrame]) -> _Columns:
+def _joined(parts: list[RowColumns]) -> RowColumns:
     """All the rows of ``parts``; where the parts' dtypes differ, as ``pd.concat`` joins them."""
     if len(parts) == 1:
         return parts[0]
     first = parts[0].dtypes
     if any(p.dtypes != first for p in parts[1:]):
-        return _columns_of(pd.concat([f[list(CHECK_COLUMNS)] for f in frames], ignore_index=True))
-    return _Columns(
+        frames = [_frame_of(p) for p in parts]
+        return columns_of(pd.concat(frames, ignore_index=True))
+    return RowColumns(
         {c: np.concatenate([p.arrays[c] for p in parts]) for c in CHECK_COLUMNS}, dict(first)
+    )
+
+
+def _frame_of(rows: RowColumns) -> pd.DataFrame:
+    """Return a frame of the rows' columns with their dtypes (for ``pd.concat`` of unlike parts)."""
+    return pd.DataFrame(
+        {
+            c: pd.array(rows.arrays[c], dtype=rows.dtypes[c])
+            if c != "geometry"
+            else from_shapely(rows.arrays[c])
+            for c in CHECK_COLUMNS
+        },
+        copy=False,
     )
 
 
@@ -92,7 +89,7 @@ def _sort_codes(values: np.ndarray) -> np.ndarray:
     return codes
 
 
-def _complete(rows: _Columns, ruleset: Ruleset, crs: Any) -> gpd.GeoDataFrame:
+def _complete(rows: RowColumns, ruleset: Ruleset, crs: Any) -> gpd.GeoDataFrame:
     """Return the findings frame of check rows: one frame, built once, sorted."""
     n = len(rows)
     if n == 0:
@@ -161,12 +158,12 @@ def complete_findings(rows: gpd.GeoDataFrame, ruleset: Ruleset) -> gpd.GeoDataFr
     """
     if len(rows) == 0:
         return empty_findings(ruleset.working_crs, full=True)
-    return _complete(_columns_of(rows), ruleset, rows.crs)
+    return _complete(columns_of(rows), ruleset, rows.crs)
 
 
 def _crash_rows(rule: Rule, ctx: CheckContext, exc: Exception) -> gpd.GeoDataFrame:
     """Return one review row per proposal naming the error a crashing check raised."""
-    ids = ctx.proposals.ids
+    ids = ctx.proposal_ids
     if not ids:
         return empty_findings(ctx.crs)
     text = f"{type(exc).__name__}: {exc}".strip()
@@ -198,22 +195,82 @@ def run_check(
     return _run(rule, ctx, on_error)[list(CHECK_COLUMNS)]
 
 
-def _run(rule: Rule, ctx: CheckContext, on_error: Literal["raise", "review"]) -> gpd.GeoDataFrame:
-    """Return the check's rows, coverage and shared lots applied.
+T = TypeVar("T")
 
-    The rows have every column of :data:`CHECK_COLUMNS`, maybe more.
-    """
+
+def _guarded(
+    rule: Rule,
+    ctx: CheckContext,
+    on_error: Literal["raise", "review"],
+    run: Callable[[], T],
+    crashed: Callable[[gpd.GeoDataFrame], T],
+) -> T:
+    """Return ``run()``; a crash (not bad input) becomes ``crashed`` of its review rows."""
     try:
-        rows = _checked(rule, rule.check(ctx))
-        rows = name_shared_lots(apply_coverage(rule.rule_id, rows, ctx), ctx)
+        return run()
     except GisSwError:
         raise
     except Exception as exc:
         if on_error == "raise":
             raise
         log.error("%s check failed: %s", rule.rule_id, exc, exc_info=log.isEnabledFor(10))
-        return _crash_rows(rule, ctx, exc)
-    return rows
+        return crashed(_crash_rows(rule, ctx, exc))
+
+
+def _run(rule: Rule, ctx: CheckContext, on_error: Literal["raise", "review"]) -> gpd.GeoDataFrame:
+    """Return the check's rows, coverage and shared lots applied.
+
+    The rows have every column of :data:`CHECK_COLUMNS`, maybe more.
+    """
+    return _guarded(rule, ctx, on_error, lambda: _frame_rows(rule, ctx), lambda rows: rows)
+
+
+def _frame_rows(rule: Rule, ctx: CheckContext) -> gpd.GeoDataFrame:
+    rows = _checked(rule, rule.check(ctx))
+    return name_shared_lots(apply_coverage(rule.rule_id, rows, ctx), ctx)
+
+
+def _run_columns(
+    rule: Rule, ctx: CheckContext, on_error: Literal["raise", "review"]
+) -> RowColumns | None:
+    """Return the check's rows as :func:`_run` does, as plain arrays (None: no rows).
+
+    A check made by :func:`~gis_sw.analysis.findings.rule_check` fills its builder here and
+    its rows are taken as arrays without a frame, unless coverage may change them or a
+    value needs pandas' conversion; then, and for any other check, through :func:`_run`.
+    """
+
+    def columns() -> RowColumns | None:
+        registered = RULES_BY_ID.get(rule.rule_id)
+        body = (
+            body_of(rule.check)
+            if registered is not None and registered.check is rule.check
+            else None
+        )
+        if body is not None and not coverage_applies(rule.rule_id, ctx):
+            rows = Findings(rule.rule_id, ctx.citation(rule.rule_id), ctx.crs)
+            body(ctx, rows)
+            if not len(rows):
+                return None
+            plain = plain_columns(rows)
+            if plain is not None:
+                return _shared_lots(plain, ctx)
+            return columns_of(name_shared_lots(rows.frame(), ctx))
+        return _some(_frame_rows(rule, ctx))
+
+    return _guarded(rule, ctx, on_error, columns, _some)
+
+
+def _some(rows: gpd.GeoDataFrame) -> RowColumns | None:
+    return columns_of(rows) if len(rows) else None
+
+
+def _shared_lots(rows: RowColumns, ctx: CheckContext) -> RowColumns:
+    """Return the rows with :func:`~gis_sw.analysis.coverage.name_shared_lots`' messages."""
+    messages = shared_lot_messages(rows.arrays["message"], ctx)
+    if messages is None:
+        return rows
+    return RowColumns({**rows.arrays, "message": messages}, rows.dtypes)
 
 
 def _checked(rule: Rule, rows: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
@@ -291,13 +348,12 @@ def run_rules(
     """
     check_unique_devices(proposals)
     ctx = context or CheckContext(layers=layers, proposals=proposals, ruleset=ruleset)
-    frames, parts = [], []
+    parts = []
     for rule in select_rules(select, ignore):
         log.debug("running %s", rule.rule_id)
-        rows = _run(rule, ctx, on_error)
-        if len(rows):
-            frames.append(rows)
-            parts.append(_columns_of(rows))
+        rows = _run_columns(rule, ctx, on_error)
+        if rows is not None:
+            parts.append(rows)
     if not parts:
         return empty_findings(ruleset.working_crs, full=True)
-    return _complete(_joined(parts, frames), ruleset, ruleset.working_crs)
+    return _complete(_joined(parts), ruleset, ruleset.working_crs)

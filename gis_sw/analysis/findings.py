@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
+import weakref
 from collections.abc import Callable, Sequence
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -92,7 +93,7 @@ def _is_sequence(value: Any) -> bool:
     return isinstance(value, Sequence | np.ndarray | pd.Series) and not isinstance(value, str)
 
 
-_NUMBER_TYPES = (float, int, np.floating, np.integer, type(None))
+NUMBER_TYPES = (float, int, np.floating, np.integer, type(None))
 
 
 def _text_ids(values: list[Any]) -> Any:
@@ -104,7 +105,7 @@ def _text_ids(values: list[Any]) -> Any:
 
 def _numbers(values: list[Any]) -> Any:
     """Return floats, as ``pd.to_numeric(..., errors="coerce")`` of a column gives."""
-    if all(isinstance(v, _NUMBER_TYPES) and not isinstance(v, bool) for v in values):
+    if all(isinstance(v, NUMBER_TYPES) and not isinstance(v, bool) for v in values):
         return np.asarray(values, dtype="float64")
     return pd.to_numeric(pd.Series(values), errors="coerce").astype("float64")
 
@@ -351,10 +352,23 @@ class Findings:
             outcome=cols["outcome"],
             message=cols["message"],
             measured=measured,
-            threshold=[self.threshold if v is None else v for v in cols["threshold"]],
-            unit=[self.unit if v is None else v for v in cols["unit"]],
+            threshold=self._thresholds(),
+            unit=self._units(),
             geometry=cols["geometry"],
         )
+
+    def _thresholds(self) -> list[Any]:
+        return [self.threshold if v is None else v for v in self._columns["threshold"]]
+
+    def _units(self) -> list[Any]:
+        return [self.unit if v is None else v for v in self._columns["unit"]]
+
+    def added(self) -> dict[str, list[Any]]:
+        """Return the rows' columns as added, thresholds and units given their defaults.
+
+        Not copies: for reading (:func:`gis_sw.analysis.rows.plain_columns`).
+        """
+        return {**self._columns, "threshold": self._thresholds(), "unit": self._units()}
 
 
 CheckBody = Callable[["CheckContext", Findings], None]
@@ -387,4 +401,17 @@ def rule_check(body: CheckBody) -> Callable[[CheckContext], gpd.GeoDataFrame]:
         body(ctx, rows)
         return rows.frame()
 
+    _BODIES[check] = body
     return check
+
+
+_BODIES: weakref.WeakKeyDictionary[Callable[..., Any], CheckBody] = weakref.WeakKeyDictionary()
+
+
+def body_of(check: Callable[..., Any]) -> CheckBody | None:
+    """Return the body :func:`rule_check` made ``check`` from (None for any other function).
+
+    The engine fills the builder itself and takes its rows as arrays
+    (:meth:`Findings.columns`), without the frame ``check(ctx)`` returns.
+    """
+    return _BODIES.get(check)

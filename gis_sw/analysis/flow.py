@@ -34,6 +34,7 @@ merging; preparing that grid (padding, rasterising the water) takes 0.2-1.1 s.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
@@ -98,6 +99,8 @@ class FlowGrid:
         values = np.asarray(dem.values, dtype="float64")
         self.dem = dem
         self.shape = values.shape
+        self._scratch: tuple[np.ndarray, np.ndarray] | None = None
+        self._scratch_lock = threading.Lock()
         self.transform: Affine = dem.transform
         target = np.zeros(self.shape, dtype=bool)
         shapes = [g for g in water if g is not None and not shapely.is_empty(g)]
@@ -123,6 +126,17 @@ class FlowGrid:
         cell_x, cell_y = dem.cell_size
         self._dist = np.hypot(_OFFSETS[:, 1] * cell_x, _OFFSETS[:, 0] * cell_y)
         self.target = target
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Return the grid without its lock and scratch arrays (for pickling)."""
+        state = dict(self.__dict__)
+        state["_scratch"], state["_scratch_lock"] = None, None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore a pickled grid with a new lock."""
+        self.__dict__.update(state)
+        self._scratch_lock = threading.Lock()
 
     # -- cells ---------------------------------------------------------------------------
 
@@ -182,6 +196,52 @@ class FlowGrid:
         to the meeting cell plus the other's from there).  The work is then about one step
         per distinct cell crossed, however many paths share the route.
         """
+        # the grid's claim arrays are reused (a whole-grid allocation costs more than a small
+        # site's trace); a second trace at the same time in another thread makes its own
+        scratch = self._scratch_lock.acquire(blocking=False)
+        claim, claim_step = self._claims() if scratch else self._new_claims()
+        claimed: list[np.ndarray] = []  # the cells claimed, cleared after (even on an error)
+        try:
+            return self._trace(rows, cols, claim, claim_step, claimed)
+        finally:
+            if scratch:
+                self._clear(claim, claim_step, claimed)
+
+    def _clear(self, claim: np.ndarray, claim_step: np.ndarray, claimed: list[np.ndarray]) -> None:
+        """Clear the cells a trace claimed in the scratch arrays, and free them.
+
+        Every index numpy may have written is cleared (a trace stopped by an error may have
+        written some); should the clearing itself fail, the arrays are dropped.
+        """
+        try:
+            if claimed:
+                touched = np.concatenate(claimed)
+                touched = touched[(touched >= -claim.size) & (touched < claim.size)]
+                claim[touched], claim_step[touched] = -1, 0
+        except BaseException:
+            self._scratch = None
+            raise
+        finally:
+            self._scratch_lock.release()
+
+    def _new_claims(self) -> tuple[np.ndarray, np.ndarray]:
+        """Return (path that first entered each padded cell, at which step): none yet."""
+        return np.full(self._z.size, -1, dtype="int64"), np.zeros(self._z.size, dtype="int64")
+
+    def _claims(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._scratch is None:
+            self._scratch = self._new_claims()
+        return self._scratch
+
+    def _trace(
+        self,
+        rows: np.ndarray,
+        cols: np.ndarray,
+        claim: np.ndarray,
+        claim_step: np.ndarray,
+        claimed: list[np.ndarray],
+    ) -> FlowResult:
+        """:meth:`trace` with the claim arrays given; each cell it claims is put in ``claimed``."""
         n = len(rows)
         r = np.asarray(rows, dtype="int64") + 1
         c = np.asarray(cols, dtype="int64") + 1
@@ -189,12 +249,11 @@ class FlowGrid:
         steps = np.zeros(n, dtype="int64")
         nrows, ncols = self.shape
         width = ncols + 2
-        claim = np.full(self._z.size, -1, dtype="int64")  # path that first entered each cell
-        claim_step = np.zeros(self._z.size, dtype="int64")  # ... and at which step
         join = np.full(n, -1, dtype="int64")  # path whose route a path joined
         join_at = np.zeros(n, dtype="int64")  # that path's step count at the meeting cell
         flat = r * width + c
         cells, first = np.unique(flat, return_index=True)
+        claimed.append(cells)
         claim[cells] = first
         same = np.ones(n, dtype=bool)
         same[first] = False
@@ -223,6 +282,7 @@ class FlowGrid:
             join_at[moving[taken]] = claim_step[flat[taken]]
             moving, flat = moving[~taken], flat[~taken]
             cells, first = np.unique(flat, return_index=True)
+            claimed.append(cells)
             claim[cells] = moving[first]
             claim_step[cells] = iteration
             met = np.ones(len(moving), dtype=bool)

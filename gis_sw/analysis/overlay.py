@@ -17,12 +17,14 @@ Areas are in the square units of the CRS (square feet in the working CRS).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import geopandas as gpd
 import numpy as np
 import pandas as pd
 import shapely
 
-__all__ = ["area_by_key", "polygonal_part"]
+__all__ = ["Pieces", "area_by_key", "overlay_arrays", "overlay_pieces", "polygonal_part"]
 
 _POLYGONAL = {3, 6}  # shapely type ids of Polygon, MultiPolygon
 _COLLECTION = 7
@@ -71,6 +73,24 @@ def clip_to_subjects(features: np.ndarray, subjects: np.ndarray) -> np.ndarray:
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class Pieces:
+    """What :func:`area_by_key` returns, as plain arrays: one entry per (subject, key) row.
+
+    ``subject`` holds the subjects' index labels, ``key`` the key values (None when
+    missing), ``area_sqft`` floats, ``geometry`` the pieces when asked for (else None).
+    """
+
+    subject: np.ndarray
+    key: np.ndarray
+    area_sqft: np.ndarray
+    geometry: np.ndarray | None
+
+    def __len__(self) -> int:
+        """Return the number of rows."""
+        return len(self.area_sqft)
+
+
 def area_by_key(
     subjects: gpd.GeoSeries,
     features: gpd.GeoDataFrame,
@@ -113,16 +133,76 @@ def area_by_key(
     ValueError
         If ``key`` is not a column of ``features`` or the CRSs differ.
     """
+    columns = ["subject", "key", "area_sqft"] + (["geometry"] if keep_geometry else [])
+    found = overlay_pieces(subjects, features, key, keep_geometry=keep_geometry, dissolve=dissolve)
+    if found is None:
+        return pd.DataFrame({c: [] for c in columns}).astype({"area_sqft": "float64"})
+    out = pd.DataFrame(
+        {
+            "subject": found.subject,
+            "key": pd.Series(found.key, dtype=object),
+            "area_sqft": found.area_sqft,
+        }
+    )
+    if keep_geometry:
+        out["geometry"] = found.geometry
+    return out.reset_index(drop=True)[columns]
+
+
+def overlay_pieces(
+    subjects: gpd.GeoSeries,
+    features: gpd.GeoDataFrame,
+    key: str | None = None,
+    *,
+    keep_geometry: bool = False,
+    dissolve: bool = True,
+) -> Pieces | None:
+    """Return :func:`area_by_key`'s rows as plain arrays, None when there are none.
+
+    For a few subjects (one proposal's re-check) the frame costs more than the overlay.
+
+    Raises
+    ------
+    ValueError
+        If ``key`` is not a column of ``features`` or the CRSs differ.
+    """
     if key is not None and key not in features.columns:
         raise ValueError(f"features have no column {key!r}")
-    if subjects.crs is not None and features.crs is not None and subjects.crs != features.crs:
+    if (
+        subjects.crs is not None
+        and features.crs is not None
+        and subjects.crs is not features.crs
+        and subjects.crs != features.crs
+    ):
         raise ValueError(f"subjects are in {subjects.crs}, features in {features.crs}")
-    columns = ["subject", "key", "area_sqft"] + (["geometry"] if keep_geometry else [])
     subject_geoms = np.asarray(subjects.to_numpy(), dtype=object)
     feature_geoms = np.asarray(features.geometry.to_numpy(), dtype=object)
     if len(subject_geoms) == 0 or len(feature_geoms) == 0:
-        return pd.DataFrame({c: [] for c in columns}).astype({"area_sqft": "float64"})
+        return None
+    raw_keys = None if key is None else features[key].to_numpy(dtype=object)
+    return overlay_arrays(
+        subject_geoms,
+        subjects.index.to_numpy(),
+        feature_geoms,
+        raw_keys,
+        keep_geometry=keep_geometry,
+        dissolve=dissolve,
+    )
 
+
+def overlay_arrays(
+    subject_geoms: np.ndarray,
+    labels: np.ndarray,
+    feature_geoms: np.ndarray,
+    raw_keys: np.ndarray | None,
+    *,
+    keep_geometry: bool,
+    dissolve: bool,
+) -> Pieces | None:
+    """Return :func:`overlay_pieces` of geometry arrays (module docstring, steps 1 to 4).
+
+    ``labels`` name the subjects; ``raw_keys`` are the features' keys (None: one group).
+    """
     tree = shapely.STRtree(feature_geoms)
     subject_pos, feature_pos = tree.query(subject_geoms, predicate="intersects")
     # a fixed order (subject, then feature row) makes unions and sums independent of how
@@ -130,7 +210,7 @@ def area_by_key(
     order = np.lexsort((feature_pos, subject_pos))
     subject_pos, feature_pos = subject_pos[order], feature_pos[order]
     if len(subject_pos) == 0:
-        return pd.DataFrame({c: [] for c in columns}).astype({"area_sqft": "float64"})
+        return None
 
     shapely.prepare(feature_geoms)
     pair_subjects = subject_geoms[subject_pos]
@@ -146,15 +226,15 @@ def area_by_key(
         )
     areas = shapely.area(pieces)
 
-    if key is None:
+    if raw_keys is None:
         keys: np.ndarray = np.full(len(feature_pos), None, dtype=object)
     else:
-        raw = features[key].to_numpy(dtype=object)[feature_pos]
+        raw = raw_keys[feature_pos]
         keys = np.asarray(np.where(pd.isna(raw), None, raw), dtype=object)
     keep = areas > 0.0
     subject_pos, keys, pieces, areas = subject_pos[keep], keys[keep], pieces[keep], areas[keep]
     if len(subject_pos) == 0:
-        return pd.DataFrame({c: [] for c in columns}).astype({"area_sqft": "float64"})
+        return None
 
     # one group per (subject, key); a missing key is a group of its own
     key_codes, key_values = pd.factorize(pd.Series(keys, dtype=object), use_na_sentinel=False)
@@ -186,18 +266,16 @@ def area_by_key(
             merged_groups = np.unique(groups_of)
             group_area[merged_groups] = shapely.area(group_geom[merged_groups])
 
-    out = pd.DataFrame(
-        {
-            "subject": subjects.index.to_numpy()[subject_pos[first]],
-            "key": pd.Series(keys[first], dtype=object),
-            "area_sqft": group_area.astype("float64"),
-        }
-    )
+    cleaned = None
     if keep_geometry:
         # most pieces are already polygons; only collections and the like need cleaning
         odd = ~np.isin(shapely.get_type_id(group_geom), list(_POLYGONAL))
         cleaned = group_geom.copy()
         cleaned[odd] = [polygonal_part(g) for g in group_geom[odd]]
-        out["geometry"] = cleaned
     # np.unique sorted the groups by subject position, then key code
-    return out.reset_index(drop=True)[columns]
+    return Pieces(
+        subject=labels[subject_pos[first]],
+        key=keys[first],
+        area_sqft=group_area.astype("float64"),
+        geometry=cleaned,
+    )

@@ -62,6 +62,15 @@ def feature_names(frame: gpd.GeoDataFrame, kind: str) -> np.ndarray:
     )
 
 
+def no_devices(ctx: CheckContext) -> bool:
+    """Whether the proposals have no device: a device rule then has no row to give.
+
+    Its check returns at once, before it reads a layer (``gis-sw serve`` re-checks a
+    disturbance without devices on every edit).
+    """
+    return len(ctx.proposals.devices) == 0
+
+
 def nearest_of(ctx: CheckContext, kind: str) -> tuple[np.ndarray, np.ndarray]:
     """Return the nearest feature of layer ``kind`` to every device (computed once per run)."""
 

@@ -15,12 +15,14 @@ from gis_sw.analysis.buildings import Buildings, all_buildings
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.distances import meets_minimum, nearest, pairs_within
 from gis_sw.analysis.findings import Findings, Outcome, rule_check
-from gis_sw.analysis.infiltration.common import DeviceRows, ft, limit_ft, rows_of
+from gis_sw.analysis.infiltration.common import DeviceRows, ft, limit_ft, no_devices, rows_of
 
 
 @rule_check
 def check_property_line(ctx: CheckContext, out: Findings) -> None:
     """Check SW205: at least 10 ft from every line of the device's parcel, and not across it."""
+    if no_devices(ctx):
+        return
     params = ctx.ruleset.devices
     limit, tol = params.property_line_ft, params.distance_tolerance_ft
     rows = DeviceRows(ctx, out, limit)
@@ -120,6 +122,8 @@ def check_habitable_basement(ctx: CheckContext, out: Findings) -> None:
     Or with a below-ground storage area: the town's buildings and the proposal's own new
     roofs alike (:mod:`gis_sw.analysis.buildings`).
     """
+    if no_devices(ctx):
+        return
     params = ctx.ruleset.devices
     limit, tol = params.habitable_basement_ft, params.distance_tolerance_ft
     rows = DeviceRows(ctx, out, limit)

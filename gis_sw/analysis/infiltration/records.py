@@ -15,11 +15,13 @@ from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.devices import vertical_separation
 from gis_sw.analysis.distances import meets_minimum, round_ft
 from gis_sw.analysis.findings import Findings, Outcome, rule_check
-from gis_sw.analysis.infiltration.common import DeviceRows, ft, limit_ft
+from gis_sw.analysis.infiltration.common import DeviceRows, ft, limit_ft, no_devices
 
 
 def _vertical_rule(ctx: CheckContext, out: Findings, kind: str, minimum: float) -> None:
     """Add a row per device: its bottom's separation above ``kind`` against ``minimum``."""
+    if no_devices(ctx):
+        return
     rows = DeviceRows(ctx, out, minimum)
     tol = ctx.ruleset.devices.distance_tolerance_ft
     noun = "seasonal high groundwater" if kind == "seasonal_high_groundwater" else "bedrock"
@@ -72,6 +74,8 @@ def check_bedrock_separation(ctx: CheckContext, out: Findings) -> None:
 @rule_check
 def check_sedimentation_device(ctx: CheckContext, out: Findings) -> None:
     """Check SW207: each device includes a sedimentation device."""
+    if no_devices(ctx):
+        return
     rows = DeviceRows(ctx, out, math.nan, unit="", spatial=False)
     for i, value in enumerate(rows.devices["has_sedimentation_device"]):
         name = rows.name(i)
@@ -95,6 +99,8 @@ def check_sedimentation_device(ctx: CheckContext, out: Findings) -> None:
 @rule_check
 def check_test_holes(ctx: CheckContext, out: Findings) -> None:
     """Check SW209: deep test holes and percolation tests at the device, witnessed and logged."""
+    if no_devices(ctx):
+        return
     rows = DeviceRows(ctx, out, math.nan, unit="", spatial=False)
     for i, value in enumerate(rows.devices["test_hole_logged"]):
         name = rows.name(i)

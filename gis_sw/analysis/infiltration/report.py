@@ -18,6 +18,7 @@ from gis_sw.analysis.infiltration.common import (
     feature_names,
     ft,
     nearest_of,
+    no_devices,
 )
 
 
@@ -65,16 +66,18 @@ def check_separation_report(ctx: CheckContext, out: Findings) -> None:
     (:func:`gis_sw.analysis.buildings.proposed_roofs`); a ``streams`` layer, when given,
     adds the nearest stream.
     """
-    rows = DeviceRows(ctx, out, math.nan)
-    texts, best_d, best_line = _separation_text(ctx, rows.geoms, of_devices=True)
-    for i, text in enumerate(texts):
-        rows.set(
-            i,
-            Outcome.INFO,
-            f"{rows.name(i)}: {text}",
-            measured=float(best_d[i]) if np.isfinite(best_d[i]) else math.nan,
-            geometry=best_line[i],
-        )
+    out.threshold, out.unit = math.nan, "ft"  # the new buildings' rows too
+    if not no_devices(ctx):
+        rows = DeviceRows(ctx, out, math.nan)
+        texts, best_d, best_line = _separation_text(ctx, rows.geoms, of_devices=True)
+        for i, text in enumerate(texts):
+            rows.set(
+                i,
+                Outcome.INFO,
+                f"{rows.name(i)}: {text}",
+                measured=float(best_d[i]) if np.isfinite(best_d[i]) else math.nan,
+                geometry=best_line[i],
+            )
     roofs = proposed_roofs(ctx)
     if len(roofs):
         geoms = np.asarray(roofs.geometry.to_numpy(), dtype=object)

@@ -22,6 +22,7 @@ from gis_sw.analysis.infiltration.common import (
     ft,
     limit_ft,
     nearest_of,
+    no_devices,
     rows_of,
 )
 from gis_sw.layers.raster import RasterLayer
@@ -30,6 +31,8 @@ from gis_sw.layers.raster import RasterLayer
 @rule_check
 def check_septic_upgradient(ctx: CheckContext, out: Findings) -> None:
     """Check SW201: no device up-gradient within 20 ft of a septic field (decided on the DEM)."""
+    if no_devices(ctx):
+        return
     params = ctx.ruleset.devices
     limit, tol = params.septic_upgradient_ft, params.distance_tolerance_ft
     rows = DeviceRows(ctx, out, limit)

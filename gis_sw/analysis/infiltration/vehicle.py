@@ -23,6 +23,7 @@ from gis_sw.analysis.infiltration.common import (
     ft,
     limit_ft,
     nearest_of,
+    no_devices,
 )
 
 
@@ -70,6 +71,8 @@ def _vehicle_rule(
 
     ``advisory`` (state guidance, not town law) reviews what the town's rule fails.
     """
+    if no_devices(ctx):
+        return
     rows = DeviceRows(ctx, out, limit)
     lead = f"{ctx.ruleset.wording('advisory_lead', 'Advisory, not town law')}: " if advisory else ""
     flags = _vehicle_flags(rows)

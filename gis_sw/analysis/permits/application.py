@@ -156,7 +156,7 @@ def check_exemption(ctx: CheckContext, rows: Findings) -> None:
     routine = str(rules.get("routine_maintenance", "")).upper()
     routine_sqft = float(rules.get("routine_maintenance_max_acres", 5.0)) * SQFT_PER_ACRE
     rows.unit, rows.decimals = "sq ft", 2
-    for pid in ctx.proposals.ids:
+    for pid in ctx.proposal_ids:
         out, msg, letter = _claim_row(ctx, pid, rows.citation)
         proj = project_area(ctx)[pid]
         if letter is not None and letter == routine:  # the area § 183-5C is judged on
@@ -215,7 +215,7 @@ def check_application(ctx: CheckContext, rows: Findings) -> None:
     """Check SW105: the § 183-12C(1) forms (a)-(h), $150 fee and 0.5% inspection fee."""
     areas = permit_areas(ctx)
     rows.unit, rows.decimals = "USD", 2
-    for pid in ctx.proposals.ids:
+    for pid in ctx.proposal_ids:
         cost = attr(ctx, "construction_cost_usd").get(pid)
         cost = None if cost is None or pd.isna(cost) else float(cost)
         if cost is not None and not (math.isfinite(cost) and cost >= 0):
@@ -232,7 +232,7 @@ def check_state_floor(ctx: CheckContext, rows: Findings) -> None:
     lda = land_development(ctx)
     applies = say(ctx, "state_floor_applies")
     not_covered = say(ctx, "state_floor_not_covered")
-    for pid in ctx.proposals.ids:
+    for pid in ctx.proposal_ids:
         msg = (
             f"Disturbance of {sqft_acres_pair(area(ctx)[pid], acre)[0]}: "
             f"{applies if lda[pid] else not_covered} ({rows.citation})."

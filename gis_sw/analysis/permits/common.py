@@ -102,7 +102,7 @@ def disturbance_gap(ctx: CheckContext) -> dict[str, str]:
         pids = dist["proposal_id"].astype(str).to_numpy()
         ids = dist["disturbance_id"].astype(str).to_numpy()
         out: dict[str, str] = {}
-        for pid in ctx.proposals.ids:
+        for pid in ctx.proposal_ids:
             mine = pids == pid
             if not mine.any():
                 out[pid] = f"proposal {pid} has no disturbance polygons"

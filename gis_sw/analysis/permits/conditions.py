@@ -55,7 +55,7 @@ def project_area(ctx: CheckContext) -> dict[str, ProjectArea]:
     def compute() -> dict[str, ProjectArea]:
         larger = attr(ctx, "part_of_larger_plan")
         out = {}
-        for pid in ctx.proposals.ids:
+        for pid in ctx.proposal_ids:
             own = area(ctx)[pid]
             acres = plan_acres(ctx, pid)
             part = flag(larger.get(pid))
@@ -98,11 +98,11 @@ def _condition_a(
     controls = CONTROLS
     flags = attr(ctx, "discharges_to_impaired_water")
     need_layers = [
-        p for p in ctx.proposals.ids if lda[p] is not False and flag(flags.get(p)) is None
+        p for p in ctx.proposal_ids if lda[p] is not False and flag(flags.get(p)) is None
     ]
     read = impaired_discharge(ctx, need_layers) if need_layers else {}
     out: dict[str, tuple[Any, ...]] = {}
-    for pid in ctx.proposals.ids:
+    for pid in ctx.proposal_ids:
         whole = union(ctx)[pid]
         stated_flag = flag(flags.get(pid))
         if lda[pid] is False:
@@ -233,7 +233,7 @@ def check_post_construction(ctx: CheckContext, rows: Findings) -> None:
     projects = project_area(ctx)
     b_sqft = params.condition_b_acres * SQFT_PER_ACRE
     c_min = params.condition_c_min_acres * SQFT_PER_ACRE
-    for pid in ctx.proposals.ids:
+    for pid in ctx.proposal_ids:
         whole = union(ctx)[pid]
         out_a, msg_a, geom_a = cond_a[pid]
         out_b, msg_b, area_b = _condition_b(

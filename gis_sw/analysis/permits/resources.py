@@ -14,10 +14,10 @@ import numpy as np
 import pandas as pd
 import shapely
 
-from gis_sw.analysis.bands import adjacent_band_near
+from gis_sw.analysis.bands import adjacent_band, wetlands_near
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.findings import Findings, Outcome, rule_check
-from gis_sw.analysis.overlay import area_by_key
+from gis_sw.analysis.overlay import overlay_arrays, overlay_pieces
 from gis_sw.analysis.permits.common import EMPTY, GAP_FIX, disturbance_gap, say, union
 from gis_sw.analysis.wording import fmt_limit, fmt_sqft
 
@@ -50,19 +50,37 @@ def _resource_names(layer: gpd.GeoDataFrame, unions: gpd.GeoSeries, column: str)
     return out
 
 
-def _overlaps_of(unions: gpd.GeoSeries, layer: gpd.GeoDataFrame) -> dict[str, tuple[float, Any]]:
-    """Return the overlap (area sq ft, geometry) of each proposal's disturbance with ``layer``."""
-    hits = area_by_key(unions, layer, None, keep_geometry=True)
+def _overlaps_of(unions: gpd.GeoSeries, layer: Any) -> dict[str, tuple[float, Any]]:
+    """Return the overlap (area sq ft, geometry) of each proposal's disturbance with ``layer``.
+
+    ``layer``: a layer's frame, or an array of geometries in the working CRS (the band).
+    """
+    if isinstance(layer, np.ndarray):
+        hits = overlay_arrays(
+            np.asarray(unions.to_numpy(), dtype=object),
+            unions.index.to_numpy(),
+            layer,
+            None,
+            keep_geometry=True,
+            dissolve=True,
+        )
+    else:
+        hits = overlay_pieces(unions, layer, None, keep_geometry=True)
+    if hits is None or hits.geometry is None:
+        return {}
     return {
         str(s): (float(a), g)
-        for s, a, g in zip(hits["subject"], hits["area_sqft"], hits["geometry"], strict=True)
+        for s, a, g in zip(hits.subject, hits.area_sqft, hits.geometry, strict=True)
     }
 
 
-def _resource_layers(ctx: CheckContext) -> dict[str, gpd.GeoDataFrame | None]:
-    """Return the layer of each resource, the wetland adjacent band built from the wetlands."""
+def _resource_layers(ctx: CheckContext) -> dict[str, Any]:
+    """Return the layer of each resource, the wetland adjacent band built from the wetlands.
+
+    A layer's frame, None when it is missing; the band as an array of its one geometry.
+    """
     wetlands = ctx.layers.get("wetlands")
-    layers: dict[str, gpd.GeoDataFrame | None] = {
+    layers: dict[str, Any] = {
         "wetlands": wetlands,
         "water_bodies": ctx.layers.get("water_bodies"),
         "floodplain": ctx.layers.get("floodplain"),
@@ -70,12 +88,19 @@ def _resource_layers(ctx: CheckContext) -> dict[str, gpd.GeoDataFrame | None]:
     }
     if wetlands is not None:
         buffer_ft = ctx.ruleset.resources.wetland_adjacent_area_ft
-        zone = adjacent_band_near(
-            wetlands.geometry.to_numpy(), ctx.disturbance_union.to_numpy(), buffer_ft
+        geoms = np.asarray(wetlands.geometry.to_numpy(), dtype=object)
+        # adjacent_band_near, the band of the wetlands near kept per Town by which they are
+        # (the same geometry objects: Town.local cuts the town's frames)
+        near = geoms[wetlands_near(geoms, ctx.disturbance_union.to_numpy(), buffer_ft)]
+        zone = ctx.town_cache(
+            f"resources.band.{buffer_ft!r}",
+            tuple(id(g) for g in near),
+            tuple(near),
+            lambda: adjacent_band(near, buffer_ft),
         )
-        layers["wetland_adjacent_area"] = gpd.GeoDataFrame(
-            geometry=gpd.GeoSeries([zone], crs=ctx.crs), crs=ctx.crs
-        )
+        band = np.empty(1, dtype=object)
+        band[0] = zone
+        layers["wetland_adjacent_area"] = band
     return layers
 
 
@@ -171,7 +196,7 @@ def check_mapped_resources(ctx: CheckContext, rows: Findings) -> None:
     }
     rows.threshold, rows.unit, rows.decimals = 0.0, "sq ft", 2
     gaps = disturbance_gap(ctx)
-    for pid in ctx.proposals.ids:
+    for pid in ctx.proposal_ids:
         whole = union(ctx)[pid]
         for kind, _, _ in _RESOURCES:
             found = overlaps[kind].get(pid, (0.0, EMPTY)) if kind in overlaps else None
@@ -217,7 +242,7 @@ def _stream_findings(ctx: CheckContext, rows: Findings) -> None:
     cite = rows.citation
     consequence = say(ctx, "water_bodies_consequence")
     tol = ctx.ruleset.devices.distance_tolerance_ft
-    ids = ctx.proposals.ids
+    ids = ctx.proposal_ids
     unions = ctx.disturbance_union.loc[ids]
     lines = streams.geometry.to_numpy()
     tree = shapely.STRtree(lines)

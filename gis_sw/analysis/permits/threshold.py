@@ -11,12 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import shapely
 
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.findings import Findings, Outcome, rule_check
-from gis_sw.analysis.overlay import area_by_key
+from gis_sw.analysis.overlay import Pieces, overlay_pieces
 from gis_sw.analysis.permits.common import (
     EMPTY,
     GAP_FIX,
@@ -57,16 +58,73 @@ def permit_areas(ctx: CheckContext) -> dict[str, PermitArea]:
     return ctx.memo("permits.areas", lambda: _permit_areas(ctx))
 
 
-def _zone_split(ctx: CheckContext) -> tuple[pd.DataFrame, str | None]:
+def _zone_split(ctx: CheckContext) -> tuple[Pieces | None, str | None]:
     """Return the overlay of the disturbance unions on the zoning, or why there is none."""
     zone_col = ctx.ruleset.zones.zone_column
     zoning = ctx.layers.get("zoning")
-    empty = pd.DataFrame(columns=["subject", "key", "area_sqft", "geometry"])
     if zoning is None:
-        return empty, "the zoning layer was not provided"
+        return None, "the zoning layer was not provided"
     if zone_col not in zoning.columns:
-        return empty, f"the zoning layer has no column {zone_col!r}"
-    return area_by_key(ctx.disturbance_union, zoning, zone_col, keep_geometry=True), None
+        return None, f"the zoning layer has no column {zone_col!r}"
+    return overlay_pieces(ctx.disturbance_union, zoning, zone_col, keep_geometry=True), None
+
+
+ZoneSums = tuple[dict[str, list[tuple[str, float]]], dict[str, float], dict[str, Any]]
+"""Per proposal: (zone, sq ft) in zone order; sq ft in low-threshold zones; that part."""
+
+
+def _zone_sums(ctx: CheckContext, split: Pieces | None) -> ZoneSums:
+    """Return each proposal's areas by named zone, in the low zones, and the low part.
+
+    The overlay has one row per (proposal, zone), so a proposal's area in a zone is its
+    row's; zones are listed in sorted order, as a pandas groupby lists them.
+    """
+    if split is None or split.geometry is None:
+        return {}, {}, {}
+    named = np.array([k is not None for k in split.key.tolist()], dtype=bool)
+    subjects, keys = split.subject[named].tolist(), split.key[named].tolist()
+    areas, geoms = split.area_sqft[named], split.geometry[named]
+    if not all(type(k) is str for k in keys) or not all(type(p) is str for p in subjects):
+        return _zone_sums_pandas(ctx, subjects, keys, areas, geoms)
+    by_zone_of: dict[str, list[tuple[str, float]]] = {}
+    for i in sorted(range(len(keys)), key=lambda i: (subjects[i], keys[i])):
+        by_zone_of.setdefault(subjects[i], []).append((keys[i], float(areas[i])))
+    low = ctx.ruleset.low_threshold_mask(keys)
+    low_rows: dict[str, list[int]] = {}
+    for i in np.flatnonzero(low).tolist():
+        low_rows.setdefault(subjects[i], []).append(i)
+    if any(len(rows) > 1 for rows in low_rows.values()):
+        return _zone_sums_pandas(ctx, subjects, keys, areas, geoms)
+    low_of = {pid: float(areas[rows[0]]) for pid, rows in low_rows.items()}
+    low_part_of = {pid: shapely.union_all(geoms[rows]) for pid, rows in low_rows.items()}
+    return by_zone_of, low_of, low_part_of
+
+
+def _zone_sums_pandas(
+    ctx: CheckContext, subjects: list[Any], keys: list[Any], areas: Any, geoms: Any
+) -> ZoneSums:
+    """Return :func:`_zone_sums` through pandas' groupby.
+
+    For zone names that are not text, or a proposal in several low-threshold zones (whose
+    areas pandas sums).
+    """
+    named = pd.DataFrame(
+        {"subject": subjects, "key": pd.Series(keys, dtype=object), "area_sqft": areas}
+    )
+    named["geometry"] = geoms
+    zone_sums = named.groupby(["subject", "key"], sort=True)["area_sqft"].sum()
+    by_zone_of: dict[str, list[tuple[str, float]]] = {}
+    pids = zone_sums.index.get_level_values(0).astype(str)
+    zones = zone_sums.index.get_level_values(1).astype(str)
+    for subject, zone, zone_sqft in zip(pids, zones, zone_sums.to_numpy(), strict=True):
+        by_zone_of.setdefault(subject, []).append((zone, float(zone_sqft)))
+    low_rows = named[ctx.ruleset.low_threshold_mask(named["key"])]
+    low_of = {str(k): float(v) for k, v in low_rows.groupby("subject")["area_sqft"].sum().items()}
+    low_part_of = {
+        str(subject): shapely.union_all(group.to_numpy())
+        for subject, group in low_rows.groupby("subject")["geometry"]
+    }
+    return by_zone_of, low_of, low_part_of
 
 
 def _decide(ctx: CheckContext, total: float, low: float, unzoned: float) -> tuple[Outcome, str]:
@@ -86,20 +144,8 @@ def _permit_areas(ctx: CheckContext) -> dict[str, PermitArea]:
     out: dict[str, PermitArea] = {}
     has_dist = set(ctx.proposals.disturbance["proposal_id"].astype(str))
     # one pass over the overlay rows, grouped by proposal (no per-proposal filtering)
-    named = split[split["key"].notna()]
-    zone_sums = named.groupby(["subject", "key"], sort=True)["area_sqft"].sum()
-    by_zone_of: dict[str, list[tuple[str, float]]] = {}
-    subjects = zone_sums.index.get_level_values(0).astype(str)
-    zones = zone_sums.index.get_level_values(1).astype(str)
-    for subject, zone, zone_sqft in zip(subjects, zones, zone_sums.to_numpy(), strict=True):
-        by_zone_of.setdefault(subject, []).append((zone, float(zone_sqft)))
-    low_rows = named[ctx.ruleset.low_threshold_mask(named["key"])]
-    low_of = low_rows.groupby("subject")["area_sqft"].sum()
-    low_part_of = {
-        str(subject): shapely.union_all(group.to_numpy())
-        for subject, group in low_rows.groupby("subject")["geometry"]
-    }
-    for pid in ctx.proposals.ids:
+    by_zone_of, low_of, low_part_of = _zone_sums(ctx, split)
+    for pid in ctx.proposal_ids:
         total = area(ctx)[pid]
         by_zone = tuple(by_zone_of.get(pid, ()))
         low = float(low_of.get(pid, 0.0))
@@ -217,7 +263,7 @@ def land_development(ctx: CheckContext) -> dict[str, bool | None]:
         limit_sqft = ctx.ruleset.permit.land_development_acres * SQFT_PER_ACRE
         larger = attr(ctx, "part_of_larger_plan")
         out: dict[str, bool | None] = {}
-        for pid in ctx.proposals.ids:
+        for pid in ctx.proposal_ids:
             stated_flag = flag(larger.get(pid))
             acres = plan_acres(ctx, pid)
             stated = acres is not None and round(acres * SQFT_PER_ACRE, 2) > round(
@@ -282,6 +328,6 @@ def check_land_development(ctx: CheckContext, rows: Findings) -> None:
     rows.unit, rows.decimals = "sq ft", 2
     rows.threshold = ctx.ruleset.permit.land_development_acres * SQFT_PER_ACRE
     lda = land_development(ctx)
-    for pid in ctx.proposals.ids:
+    for pid in ctx.proposal_ids:
         outcome, msg = _land_development_row(ctx, pid, lda[pid], rows.citation)
         rows.add(pid, outcome, msg, measured=area(ctx)[pid], geometry=union(ctx)[pid])
