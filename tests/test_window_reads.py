@@ -85,7 +85,12 @@ def test_sample_addition_reads_part_of_the_town(sample_town: Town) -> None:
     dem, whole = windowed.layers.raster("dem"), sample_town.layers.raster("dem")
     assert dem is not None
     assert whole is not None
-    assert dem.values.shape == whole.values.shape  # the DEM over the whole town
+    # the DEM around the proposals (gis_sw.dem_reach): a window of the whole read's grid
+    assert dem.full_bounds == whole.bounds
+    col, row = ~whole.transform @ (dem.bounds[0], dem.bounds[3])
+    rows, cols = dem.values.shape
+    cells = whole.values[round(row) : round(row) + rows, round(col) : round(col) + cols]
+    np.testing.assert_array_equal(dem.values, cells)
     _findings_equal(sample_town, windowed, addition)
 
 

@@ -4,7 +4,8 @@
 watershed listing (TMDL) is judged by overlap; a mapped impaired water body by where the
 surface flow paths from the disturbance's DEM cells end (:class:`gis_sw.analysis.flow.FlowGrid`).
 A path that leaves the DEM near where the water runs on beyond its edge, or leaves only the
-window of the DEM file that was read, is not shown to miss: ``review``.
+window of the DEM file that was read (or of the town's DEM, :data:`FlowEnd.CUT`), is not
+shown to miss: ``review``.
 """
 
 from __future__ import annotations
@@ -213,10 +214,12 @@ def _traced(
     """
     geoms = bodies.geometry.to_numpy()
     dem_box = shapely.box(*dem.bounds)
+    # water beyond the DEM a whole read has (a window of it ends its paths there as CUT)
+    whole_box = dem_box if dem.full_bounds is None else shapely.box(*dem.full_bounds)
     body_union, body_tree, grid, outside_water = ctx.town_memo(
         "flow.grid",
         (dem, source),
-        lambda: _prepared(dem, geoms, dem_box),
+        lambda: _prepared(dem, geoms, whole_box),
     )
     unions = ctx.disturbance_union
     cells = [grid.cells_of(unions[pid]) for pid in ids]
@@ -230,7 +233,7 @@ def _traced(
     if edge.any() and not shapely.is_empty(outside_water):
         pts = shapely.points(exits[edge])
         near_edge[edge] = shapely.dwithin(pts, outside_water, edge_ft)
-    cut = _left_the_window(dem, exits, edge)
+    cut = _left_the_window(dem, exits, edge) | (result.end == FlowEnd.CUT)
     out: dict[str, Discharge] = {}
     for i, pid in enumerate(ids):
         union = unions[pid]

@@ -195,6 +195,28 @@ def _layer_rows(conn: sqlite3.Connection, table: str, fids: np.ndarray) -> np.nd
     return np.searchsorted(every, fids)
 
 
+def _all_indexed(conn: sqlite3.Connection, layer: GpkgLayer) -> int | None:
+    """Return the first fid when every row has its R-tree entry and the fids have no gap.
+
+    None otherwise, or when it cannot tell.  The R-tree's entries are rows of the table (the
+    GeoPackage's triggers keep them so), and the table's rows lie between its first and
+    last fid: when the R-tree holds as many entries as that range has fids, every row has
+    one.  Three lookups of indexes, where finding the rows without an entry scans the whole
+    table (0.2 s for 100,000 parcels).
+    """
+    shadow = f"{layer.rtree}_rowid"  # the R*Tree module's table of its entries' ids
+    try:
+        first, last = conn.execute(
+            f"SELECT min(rowid), max(rowid) FROM {_quoted(layer.table)}"  # noqa: S608 (quoted)
+        ).fetchone()
+        (entries,) = conn.execute(f"SELECT count(*) FROM {_quoted(shadow)}").fetchone()  # noqa: S608
+    except sqlite3.Error:
+        return None
+    if first is None or entries != last - first + 1:
+        return None
+    return int(first)
+
+
 def gpkg_window_rows(path: Path, window: GpkgWindow) -> tuple[np.ndarray, np.ndarray] | None:
     """Fids of the features whose envelope meets the window's box, and their rows.
 
@@ -231,6 +253,10 @@ def gpkg_window_rows(path: Path, window: GpkgWindow) -> tuple[np.ndarray, np.nda
             ),
             dtype=np.int64,
         )
+        first = _all_indexed(conn, layer)
+        if first is not None:  # every row has its R-tree entry, fids first..last: no scan
+            fids = np.sort(fids)
+            return fids, fids - first
         # features with no geometry (or an empty one) have no R-tree entry: read them all,
         # so validation names them as a whole read does
         unlocated = np.fromiter(
