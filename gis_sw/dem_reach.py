@@ -22,8 +22,8 @@ Why the findings are those of the whole read:
   path; a water cell with no elevation, lower than any ground, is a neighbour of a cell on
   the path, so inside the window).  So when no path from the proposals' cells is cut here,
   none is in the check;
-- the window grows (by at least its own size towards each cut) until no path is cut or it
-  is the whole read's grid.
+- the window grows by its own size on each side where a path is cut, until no path is cut
+  or it is the whole read's grid.
 
 A town read around some proposals and then asked to screen others may find their paths cut
 at the window's edge: Condition A then answers ``review`` (the path "leaves the part of the
@@ -68,14 +68,19 @@ def cut_ends(dem: RasterLayer, geoms: np.ndarray) -> np.ndarray:
 
 
 def _grown_area(dem: RasterLayer, ends: np.ndarray) -> Bounds:
-    """Return the window's box and the cut ends' box grown by the window's size."""
+    """Return the window's box grown by its own size on each side where a path is cut.
+
+    A cut end is an edge cell of the window: within a cell of the side it is cut on.
+    """
     minx, miny, maxx, maxy = dem.bounds
+    dx, dy = dem.cell_size
     by = max(maxx - minx, maxy - miny)
+    x, y = ends[:, 0], ends[:, 1]
     return (
-        min(minx, float(ends[:, 0].min()) - by),
-        min(miny, float(ends[:, 1].min()) - by),
-        max(maxx, float(ends[:, 0].max()) + by),
-        max(maxy, float(ends[:, 1].max()) + by),
+        minx - by * bool((x < minx + dx).any()),
+        miny - by * bool((y < miny + dy).any()),
+        maxx + by * bool((x > maxx - dx).any()),
+        maxy + by * bool((y > maxy - dy).any()),
     )
 
 
