@@ -13,6 +13,7 @@ report", the traceback only with ``-v``.
 from __future__ import annotations
 
 import errno
+import gc
 import importlib
 import logging
 import sys
@@ -163,4 +164,7 @@ def _redact_logs() -> None:
 def main() -> None:
     """Run ``gis-sw`` (the console-script entry point)."""
     cli.started = process_started()
-    cli(prog_name="gis-sw")
+    try:
+        cli(prog_name="gis-sw")
+    finally:  # what is left is freed by the exit: the last collection need not walk it
+        gc.freeze()

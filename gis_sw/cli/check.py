@@ -10,6 +10,7 @@ findings never do).  The table goes to stdout, logs and progress to stderr.
 
 from __future__ import annotations
 
+import gc
 import logging
 import sys
 from collections.abc import Iterable
@@ -117,6 +118,9 @@ def command(
             "gis_sw.outputs.console",
             *(["gis_sw.outputs.report"] if out_dir is not None else []),
         )
+        # the modules just imported live as long as the process: no collection need walk
+        # their objects again (each full one walked 80,000 of them; 0.05-0.1 s a check)
+        gc.freeze()
         chosen = options.chosen_rules(select, ignore)
         ruleset = load_ruleset(ruleset_name)
         waivers = _load_waivers(waivers_path)

@@ -35,7 +35,6 @@ from gis_sw.layers.clean import drop_bad_features, duplicate_geometry_groups
 from gis_sw.layers.coverage_io import COVERAGE_WARN_FRACTION, add_coverage, read_coverage
 from gis_sw.layers.layerset import DroppedFeature, LayerReport, LayerSet
 from gis_sw.layers.manifest import LayerEntry, Manifest, resolve_source
-from gis_sw.layers.postgis import read_postgis
 from gis_sw.layers.proposals_io import read_proposals
 from gis_sw.layers.raster import RasterLayer
 from gis_sw.layers.rasters_io import largest_distance_ft, needed_area, read_raster
@@ -414,6 +413,8 @@ def _read_entry(
     label = entry.label
     name = f"{entry.kind} [{label}]"
     if entry.postgis is not None:
+        from gis_sw.layers.postgis import read_postgis  # its driver only when a table is read
+
         frame, source_crs, warnings = read_postgis(
             entry.postgis,
             table=entry.table,
