@@ -199,3 +199,36 @@ def test_check_of_a_town_whose_runoff_runs_beyond_the_window(tmp_path: Path) -> 
     found = _findings_equal(full, windowed, addition)
     row = found[found["subject_id"] == "ADD:condition-A"].iloc[0]
     assert WINDOW_NOTE in row["message"]  # the town's grid ends where the file goes on
+
+
+def test_gpkg_window_rows_without_a_scan_match_the_scan(tmp_path: Path) -> None:
+    """Every fid located and without gaps: the rows come from the R-tree's count alone, and
+    are those the scan for rows without an R-tree entry gives once one row is emptied."""
+    import sqlite3
+
+    import pyogrio
+
+    from gis_sw.layers.window import GpkgWindow, gpkg_window_rows
+
+    path = tmp_path / "wells.gpkg"
+    wells = gpd.GeoDataFrame(
+        {"well_id": [f"W{i}" for i in range(50)]},
+        geometry=shapely.points(np.arange(50) * 10.0, np.zeros(50)),
+        crs=CRS,
+    )
+    pyogrio.write_dataframe(wells, path, layer="wells")
+    window = GpkgWindow("wells", (95.0, -1.0, 205.0, 1.0))
+    found = gpkg_window_rows(path, window)
+    assert found is not None
+    fids, rows = found
+    assert fids.tolist() == list(range(11, 22))  # x 100 to 200: fids 11-21
+    assert rows.tolist() == list(range(10, 21))
+    wells.loc[49, "geometry"] = None  # the last well loses its geometry (and its entry)
+    pyogrio.write_dataframe(wells, path, layer="wells")
+    with sqlite3.connect(path) as conn:
+        assert conn.execute('SELECT count(*) FROM "rtree_wells_geom"').fetchone() == (49,)
+    fids, rows = gpkg_window_rows(path, window) or (None, None)
+    assert fids is not None
+    assert rows is not None
+    assert fids.tolist() == [*range(11, 22), 50]  # the scan finds it: validation names it
+    assert rows.tolist() == [*range(10, 21), 49]

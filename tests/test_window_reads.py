@@ -149,6 +149,11 @@ def test_generated_town_addition_and_sample_cases(big_town: Path) -> None:
     addition = _addition(x, y)
     windowed = gis_sw.read_town(big_town / "layers.toml", around=addition)
     assert len(windowed.layers.vectors["parcels"]) < len(full.layers.vectors["parcels"]) / 5
+    dem, whole_dem = windowed.layers.raster("dem"), full.layers.raster("dem")
+    assert dem is not None
+    assert whole_dem is not None
+    assert dem.values.size < whole_dem.values.size / 4  # the DEM read around it too
+    assert dem.full_bounds == whole_dem.bounds
     _findings_equal(full, windowed, addition)
     for pid in proposals.ids[::4]:
         one = proposals.subset([pid])
