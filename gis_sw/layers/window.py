@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import sqlite3
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -175,6 +176,33 @@ def _connect(path: Path) -> sqlite3.Connection | None:
     return conn
 
 
+_HELD = threading.local()
+
+
+def _held_connection(path: Path) -> sqlite3.Connection | None:
+    """:func:`_connect`, kept open in this thread while the same file version is read.
+
+    A check reads a dozen layers of one GeoPackage by window: one connection (2 ms to
+    open and close) serves them all.  A thread holds one, to its last file: another file,
+    or this one rewritten (its size or modification time changed), closes it.
+    """
+    try:
+        stat = path.stat()
+        key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    except OSError:
+        return None
+    held: tuple[tuple[str, int, int], sqlite3.Connection | None] | None = getattr(
+        _HELD, "connection", None
+    )
+    if held is not None and held[0] == key:
+        return held[1]
+    if held is not None and held[1] is not None:
+        held[1].close()
+    conn = _connect(path)
+    _HELD.connection = (key, conn)
+    return conn
+
+
 def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
@@ -238,7 +266,7 @@ def gpkg_window_rows(path: Path, window: GpkgWindow) -> tuple[np.ndarray, np.nda
     layer = None if layers is None else layers.get(window.table)
     if layer is None or layer.rtree is None:
         return None
-    conn = _connect(path)
+    conn = _held_connection(path)
     if conn is None:
         return None
     try:
@@ -274,8 +302,6 @@ def gpkg_window_rows(path: Path, window: GpkgWindow) -> tuple[np.ndarray, np.nda
         return fids, _layer_rows(conn, layer.table, fids)
     except sqlite3.Error:
         return None
-    finally:
-        conn.close()
 
 
 def read_gpkg_window(path: Path, window: GpkgWindow) -> WindowRead | None:
