@@ -13,7 +13,6 @@ report", the traceback only with ``-v``.
 from __future__ import annotations
 
 import errno
-import gc
 import importlib
 import logging
 import sys
@@ -164,7 +163,4 @@ def _redact_logs() -> None:
 def main() -> None:
     """Run ``gis-sw`` (the console-script entry point)."""
     cli.started = process_started()
-    try:
-        cli(prog_name="gis-sw")
-    finally:  # what is left is freed by the exit: the last collection need not walk it
-        gc.freeze()
+    cli(prog_name="gis-sw")
