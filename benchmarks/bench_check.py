@@ -2,7 +2,8 @@
 
     .venv/bin/python benchmarks/bench_check.py [--parcels 100000] [--runs 3] [--work DIR]
 
-Measured, each the best of ``--runs`` (child processes, so every run starts cold):
+Measured, each the best of ``--runs`` (child processes, so every run starts cold; the three
+take turns, so the machine's load falls on each alike):
 
 * ``bare import``: ``python -c "import geopandas, shapely, pyogrio"``, the floor any
   command that reads a layer pays;
@@ -43,13 +44,18 @@ SAMPLE = ROOT / "data" / "sample" / "layers.toml"
 CRS = "EPSG:2260"
 
 
-def _best_of(runs: int, command: list[str]) -> float:
-    """Return the shortest wall time of ``runs`` runs of ``command`` (it must succeed)."""
-    best = float("inf")
+def _best_of(runs: int, *commands: list[str]) -> list[float]:
+    """Return the shortest wall time of ``runs`` runs of each command (each must succeed).
+
+    The commands take turns (one run of each, ``runs`` times over), so a burst of load from
+    the machine's other users falls on all of them alike and their ratios hold.
+    """
+    best = [float("inf")] * len(commands)
     for _ in range(runs):
-        started = time.perf_counter()
-        subprocess.run(command, check=True, capture_output=True)
-        best = min(best, time.perf_counter() - started)
+        for i, command in enumerate(commands):
+            started = time.perf_counter()
+            subprocess.run(command, check=True, capture_output=True)
+            best[i] = min(best[i], time.perf_counter() - started)
     return best
 
 
@@ -193,9 +199,12 @@ def main() -> None:
     small_add = _addition(SAMPLE, args.work / "addition_sample.gpkg")
     big_add = _addition(big, args.work / f"addition_{args.parcels}.gpkg")
     check = [str(BIN / "gis-sw"), "check", "--map", "none", "--fail-on", "never"]
-    bare = _best_of(args.runs, [sys.executable, "-c", "import geopandas, shapely, pyogrio"])
-    sample = _best_of(args.runs, [*check, str(small_add), "--layers", str(SAMPLE)])
-    town = _best_of(args.runs, [*check, str(big_add), "--layers", str(big)])
+    bare, sample, town = _best_of(
+        args.runs,
+        [sys.executable, "-c", "import geopandas, shapely, pyogrio"],
+        [*check, str(small_add), "--layers", str(SAMPLE)],
+        [*check, str(big_add), "--layers", str(big)],
+    )
     warm = _warm(big, big_add, args.runs * 5)
     for row in rows(args.parcels, bare, sample, town, warm, runs=args.runs):
         verdict = "" if "met" not in row else ("; met" if row["met"] else "; NOT met")
