@@ -232,3 +232,30 @@ def test_gpkg_window_rows_without_a_scan_match_the_scan(tmp_path: Path) -> None:
     assert rows is not None
     assert fids.tolist() == [*range(11, 22), 50]  # the scan finds it: validation names it
     assert rows.tolist() == [*range(10, 21), 49]
+
+
+def test_held_gpkg_connection_follows_the_file(tmp_path: Path) -> None:
+    """One connection serves the layers of one file version; a rewritten file gets a new
+    one, and its new rows are read (not the old file's)."""
+    import pyogrio
+
+    from gis_sw.layers import window as win
+
+    path = tmp_path / "wells.gpkg"
+    wells = gpd.GeoDataFrame(
+        {"well_id": ["A", "B"]}, geometry=shapely.points([0.0, 10.0], [0.0, 0.0]), crs=CRS
+    )
+    pyogrio.write_dataframe(wells, path, layer="wells")
+    box = win.GpkgWindow("wells", (-1.0, -1.0, 11.0, 1.0))
+    first = win._held_connection(path)
+    assert first is not None
+    assert win._held_connection(path) is first
+    found = win.gpkg_window_rows(path, box)
+    assert found is not None
+    assert found[0].tolist() == [1, 2]
+    more = pd.concat([wells, wells.assign(well_id=["C", "D"])], ignore_index=True)
+    pyogrio.write_dataframe(gpd.GeoDataFrame(more, crs=CRS), path, layer="wells")
+    assert win._held_connection(path) is not first
+    found = win.gpkg_window_rows(path, box)
+    assert found is not None
+    assert found[0].tolist() == [1, 2, 3, 4]

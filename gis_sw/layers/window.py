@@ -21,6 +21,7 @@ answers None and is read whole by the caller.
 from __future__ import annotations
 
 import functools
+import os
 import sqlite3
 import threading
 from dataclasses import dataclass
@@ -177,6 +178,7 @@ def _connect(path: Path) -> sqlite3.Connection | None:
 
 
 _HELD = threading.local()
+_INHERITED: list[sqlite3.Connection] = []
 
 
 def _held_connection(path: Path) -> sqlite3.Connection | None:
@@ -184,20 +186,25 @@ def _held_connection(path: Path) -> sqlite3.Connection | None:
 
     A check reads a dozen layers of one GeoPackage by window: one connection (2 ms to
     open and close) serves them all.  A thread holds one, to its last file: another file,
-    or this one rewritten (its size or modification time changed), closes it.
+    or this one rewritten (its size or modification time changed), closes it.  A process
+    forked from the one that opened it (SQLite connections must not cross a fork) opens
+    its own and leaves the inherited one alone.
     """
     try:
         stat = path.stat()
-        key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+        key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, os.getpid())
     except OSError:
         return None
-    held: tuple[tuple[str, int, int], sqlite3.Connection | None] | None = getattr(
+    held: tuple[tuple[str, int, int, int], sqlite3.Connection | None] | None = getattr(
         _HELD, "connection", None
     )
     if held is not None and held[0] == key:
         return held[1]
     if held is not None and held[1] is not None:
-        held[1].close()
+        if held[0][3] == key[3]:
+            held[1].close()
+        else:  # the parent's: neither used nor closed here
+            _INHERITED.append(held[1])
     conn = _connect(path)
     _HELD.connection = (key, conn)
     return conn
