@@ -2,7 +2,8 @@
 
     .venv/bin/python benchmarks/bench_check.py [--parcels 100000] [--runs 3] [--work DIR]
 
-Measured, each the best of ``--runs`` (child processes, so every run starts cold):
+Measured, each the best of ``--runs`` (child processes, so every run starts cold; the three
+take turns, so the machine's load falls on each alike):
 
 * ``bare import``: ``python -c "import geopandas, shapely, pyogrio"``, the floor any
   command that reads a layer pays;
@@ -13,6 +14,11 @@ Measured, each the best of ``--runs`` (child processes, so every run starts cold
 * ``warm re-check``: in this process, :func:`gis_sw.read_town` of the big town whole
   (layers loaded once, as ``gis-sw serve`` does), then :meth:`gis_sw.Town.screen` of the
   addition (``siting=False``, as the live app re-checks), the median of ``--runs`` x 5.
+
+Before timing, the bytecode of every ``gis_sw`` module is written (:func:`_compiled`): an
+installed package has it, but a checkout run with ``PYTHONDONTWRITEBYTECODE`` set (as this
+machine's shells are) compiles about a hundred modules again in every child process (0.2-0.4
+s a run), which the bare import, all of whose packages are compiled, never pays.
 
 Each result is printed as a line for people and as one ``bench-row: {json}`` line (the
 format ``benchmarks/report.py`` collects for ``make bench``) with its goal and whether it is
@@ -38,14 +44,28 @@ SAMPLE = ROOT / "data" / "sample" / "layers.toml"
 CRS = "EPSG:2260"
 
 
-def _best_of(runs: int, command: list[str]) -> float:
-    """Return the shortest wall time of ``runs`` runs of ``command`` (it must succeed)."""
-    best = float("inf")
+def _best_of(runs: int, *commands: list[str]) -> list[float]:
+    """Return the shortest wall time of ``runs`` runs of each command (each must succeed).
+
+    The commands take turns (one run of each, ``runs`` times over), so a burst of load from
+    the machine's other users falls on all of them alike and their ratios hold.
+    """
+    best = [float("inf")] * len(commands)
     for _ in range(runs):
-        started = time.perf_counter()
-        subprocess.run(command, check=True, capture_output=True)
-        best = min(best, time.perf_counter() - started)
+        for i, command in enumerate(commands):
+            started = time.perf_counter()
+            subprocess.run(command, check=True, capture_output=True)
+            best[i] = min(best[i], time.perf_counter() - started)
     return best
+
+
+def _compiled() -> None:
+    """Write the bytecode of every ``gis_sw`` module (module docstring), quietly."""
+    import compileall
+
+    import gis_sw
+
+    compileall.compile_dir(str(Path(gis_sw.__file__).parent), quiet=1)
 
 
 def _addition(layers: Path, out: Path) -> Path:
@@ -174,13 +194,17 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "gis_sw_bench")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
+    _compiled()
     big = _town(args.parcels, args.work)
     small_add = _addition(SAMPLE, args.work / "addition_sample.gpkg")
     big_add = _addition(big, args.work / f"addition_{args.parcels}.gpkg")
     check = [str(BIN / "gis-sw"), "check", "--map", "none", "--fail-on", "never"]
-    bare = _best_of(args.runs, [sys.executable, "-c", "import geopandas, shapely, pyogrio"])
-    sample = _best_of(args.runs, [*check, str(small_add), "--layers", str(SAMPLE)])
-    town = _best_of(args.runs, [*check, str(big_add), "--layers", str(big)])
+    bare, sample, town = _best_of(
+        args.runs,
+        [sys.executable, "-c", "import geopandas, shapely, pyogrio"],
+        [*check, str(small_add), "--layers", str(SAMPLE)],
+        [*check, str(big_add), "--layers", str(big)],
+    )
     warm = _warm(big, big_add, args.runs * 5)
     for row in rows(args.parcels, bare, sample, town, warm, runs=args.runs):
         verdict = "" if "met" not in row else ("; met" if row["met"] else "; NOT met")

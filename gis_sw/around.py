@@ -11,8 +11,8 @@ sources only what that cut can take, so ``gis-sw check`` of one addition on a
    they lie, and there are few);
 2. every vector layer within the region, by window where its source can filter
    (:mod:`gis_sw.layers.window_read`), but :data:`WHOLE_KINDS` whole; rasters over the
-   extent of what was read, the DEM over the whole town's (the extents the GeoPackage
-   catalog records), as a whole read would;
+   extent of what was read, the DEM too but as far as the runoff from the proposals runs
+   on the whole town's grid (:mod:`gis_sw.dem_reach`);
 3. for every layer read by window, the nearest feature of every proposal geometry at any
    distance (SW208): when the window holds a feature at distance ``d`` of a geometry, every
    feature as near lies in the geometry's envelope grown by ``d``; where that box leaves
@@ -37,6 +37,7 @@ import geopandas as gpd
 import numpy as np
 import shapely
 
+from gis_sw.dem_reach import read_dem_reach
 from gis_sw.errors import LayerError, Problem
 from gis_sw.layers.geoms import unlocated
 from gis_sw.layers.layerset import LayerSet
@@ -297,4 +298,5 @@ def read_around(
     )
     if inspection.ok:
         _fill_nearest(inspection, arr, ruleset=ruleset, strict=strict, reach_ft=reach_ft)
+        read_dem_reach(inspection, arr, ruleset=ruleset)  # the DEM as far as runoff runs
     return layerset_of(inspection), dict(inspection.windows)

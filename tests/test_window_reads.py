@@ -85,7 +85,12 @@ def test_sample_addition_reads_part_of_the_town(sample_town: Town) -> None:
     dem, whole = windowed.layers.raster("dem"), sample_town.layers.raster("dem")
     assert dem is not None
     assert whole is not None
-    assert dem.values.shape == whole.values.shape  # the DEM over the whole town
+    # the DEM around the proposals (gis_sw.dem_reach): a window of the whole read's grid
+    assert dem.full_bounds == whole.bounds
+    col, row = ~whole.transform @ (dem.bounds[0], dem.bounds[3])
+    rows, cols = dem.values.shape
+    cells = whole.values[round(row) : round(row) + rows, round(col) : round(col) + cols]
+    np.testing.assert_array_equal(dem.values, cells)
     _findings_equal(sample_town, windowed, addition)
 
 
@@ -144,6 +149,11 @@ def test_generated_town_addition_and_sample_cases(big_town: Path) -> None:
     addition = _addition(x, y)
     windowed = gis_sw.read_town(big_town / "layers.toml", around=addition)
     assert len(windowed.layers.vectors["parcels"]) < len(full.layers.vectors["parcels"]) / 5
+    dem, whole_dem = windowed.layers.raster("dem"), full.layers.raster("dem")
+    assert dem is not None
+    assert whole_dem is not None
+    assert dem.values.size < whole_dem.values.size / 4  # the DEM read around it too
+    assert dem.full_bounds == whole_dem.bounds
     _findings_equal(full, windowed, addition)
     for pid in proposals.ids[::4]:
         one = proposals.subset([pid])

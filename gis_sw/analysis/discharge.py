@@ -4,7 +4,8 @@
 watershed listing (TMDL) is judged by overlap; a mapped impaired water body by where the
 surface flow paths from the disturbance's DEM cells end (:class:`gis_sw.analysis.flow.FlowGrid`).
 A path that leaves the DEM near where the water runs on beyond its edge, or leaves only the
-window of the DEM file that was read, is not shown to miss: ``review``.
+window of the DEM file that was read (or of the town's DEM, :data:`FlowEnd.CUT`), is not
+shown to miss: ``review``.
 """
 
 from __future__ import annotations
@@ -167,26 +168,44 @@ def _impaired(
     return layer, bodies, layer.index.isin(sheds.index), shapely.STRtree(layer.geometry.to_numpy())
 
 
-def _gap(union: Any, body_union: Any) -> str:
-    return f"{float(shapely.distance(union, body_union)):,.2f} ft away"
-
-
 def _grown_bounds(geometry: Any, by: float) -> tuple[float, float, float, float]:
     minx, miny, maxx, maxy = shapely.bounds(geometry)
     return (minx - by, miny - by, maxx + by, maxy + by)
 
 
-def _prepared(
-    dem: RasterLayer, geoms: np.ndarray, dem_box: Any
-) -> tuple[Any, shapely.STRtree, FlowGrid, Any]:
-    """Return the water bodies' union, index, flow grid and the part beyond the DEM."""
-    union = shapely.union_all(geoms)
-    return (
-        union,
-        shapely.STRtree(geoms),
-        FlowGrid(dem, list(geoms)),
-        shapely.difference(union, dem_box),
-    )
+def _prepared(dem: RasterLayer, geoms: np.ndarray) -> tuple[shapely.STRtree, FlowGrid]:
+    """Return the water bodies' index and flow grid."""
+    return shapely.STRtree(geoms), FlowGrid(dem, list(geoms))
+
+
+class _Waters:
+    """The water bodies' union and its part beyond the DEM, made when first asked.
+
+    A town's impaired waters can be a brook of 175,000 vertices (their union 0.05 s): a
+    check whose runoff reaches the water names neither.
+    """
+
+    def __init__(self, ctx: CheckContext, geoms: np.ndarray, depends: tuple[Any, ...], family: str):
+        self._ctx, self._geoms, self._depends, self._family = ctx, geoms, depends, family
+
+    def union(self) -> Any:
+        """Return the union of the water bodies (kept across screenings of one town)."""
+        return self._ctx.town_memo(
+            f"{self._family}.body_union", self._depends, lambda: shapely.union_all(self._geoms)
+        )
+
+    def beyond(self, dem_box: Any) -> Any:
+        """Return the part of the water bodies beyond ``dem_box`` (kept as the union)."""
+        return self._ctx.town_memo(
+            f"{self._family}.outside_water",
+            self._depends,
+            lambda: shapely.difference(self.union(), dem_box),
+        )
+
+
+def _gap(union: Any, waters: _Waters) -> str:
+    """Return how far a disturbance lies from the water bodies, as a clause's words."""
+    return f"{float(shapely.distance(union, waters.union())):,.2f} ft away"
 
 
 def _nearest(tree: shapely.STRtree, geometry: Any) -> np.ndarray:
@@ -223,17 +242,19 @@ def _traced(
 ) -> dict[str, Discharge]:
     """Trace every remaining proposal's DEM cells at once and read each one's ends.
 
-    The water bodies' union, index, grid and their part beyond the DEM derive from the town
+    The water bodies' index, grid, union and their part beyond the DEM derive from the town
     alone: they are kept across screenings of one town (``ctx.town_memo`` on the
-    ``impaired_waters`` layer ``source``).
+    ``impaired_waters`` layer ``source``); the last two are made only when a message or
+    an exit at the DEM's edge asks for them (:class:`_Waters`).
     """
     geoms = bodies.geometry.to_numpy()
     dem_box = shapely.box(*dem.bounds)
     listings = ctx.ruleset.section("condition_a").get("watershed_listings", WATERSHED_LISTINGS)
     family = f"flow.{tuple(str(v) for v in listings)!r}"
-    body_union, body_tree, grid, outside_water = ctx.town_memo(
-        f"{family}.grid", (dem, source), lambda: _prepared(dem, geoms, dem_box)
-    )
+    # water beyond the DEM a whole read has (a window of it ends its paths there as CUT)
+    whole_box = dem_box if dem.full_bounds is None else shapely.box(*dem.full_bounds)
+    body_tree, grid = ctx.town_memo(f"{family}.grid", (dem, source), lambda: _prepared(dem, geoms))
+    waters = _Waters(ctx, geoms, (dem, source), family)
 
     def nearest_of(geometry: Any) -> str:
         """Return the nearest water body's name (searched once per geometry and town)."""
@@ -242,6 +263,15 @@ def _traced(
             shapely.to_wkb(geometry),
             (dem, source),
             lambda: _names(bodies, _nearest(body_tree, geometry)),
+        )
+
+    def gap_of(geometry: Any) -> str:
+        """Return how far ``geometry`` lies from the water bodies (once per geometry)."""
+        return ctx.town_cache(
+            f"{family}.gap",
+            shapely.to_wkb(geometry),
+            (dem, source),
+            functools.partial(_gap, geometry, waters),
         )
 
     unions = ctx.disturbance_union
@@ -253,10 +283,10 @@ def _traced(
     exits = grid.centres(result.end_row, result.end_col)
     near_edge = np.zeros(len(rows), dtype=bool)
     edge = result.end == FlowEnd.EDGE
-    if edge.any() and not shapely.is_empty(outside_water):
+    if edge.any() and not shapely.is_empty(outside_water := waters.beyond(whole_box)):
         pts = shapely.points(exits[edge])
         near_edge[edge] = shapely.dwithin(pts, outside_water, edge_ft)
-    cut = _left_the_window(dem, exits, edge)
+    cut = _left_the_window(dem, exits, edge) | (result.end == FlowEnd.CUT)
     out: dict[str, Discharge] = {}
     for i, pid in enumerate(ids):
         union = unions[pid]
@@ -264,12 +294,6 @@ def _traced(
         n = mine.stop - mine.start
         ends = result.end[mine]
         nearest = nearest_of(union)
-        gap = ctx.town_cache(
-            f"{family}.gap",
-            shapely.to_wkb(union),
-            (dem, source),
-            functools.partial(_gap, union, body_union),
-        )
         if (ends == FlowEnd.WATER).any():
             wet = mine.start + np.flatnonzero(ends == FlowEnd.WATER)
             first = wet[np.argmin(result.steps[wet])]
@@ -286,14 +310,16 @@ def _traced(
             out[pid] = Discharge(
                 Reach.UNKNOWN,
                 f"the disturbance lies {'partly ' if n else ''}outside the DEM, so where its "
-                f"runoff goes is not shown (the nearest impaired water body{nearest} is {gap})",
+                "runoff goes is not shown (the nearest impaired water body"
+                f"{nearest} is {gap_of(union)})",
                 union,
             )
         elif (ends == FlowEnd.EDGE).all() and not (near_edge[mine] | cut[mine]).any():
             out[pid] = Discharge(
                 Reach.MISSES,
                 f"every flow path from the {n:,} DEM cells of the disturbance leaves the DEM at "
-                f"its edge without reaching an impaired water body (the nearest{nearest} is {gap})",
+                "its edge without reaching an impaired water body (the nearest"
+                f"{nearest} is {gap_of(union)})",
                 union,
             )
         else:
@@ -310,7 +336,7 @@ def _traced(
             out[pid] = Discharge(
                 Reach.UNKNOWN,
                 f"of the {n:,} DEM cells' flow paths, {told}, so the DEM does not show whether "
-                f"that runoff reaches the impaired water body{nearest} {gap}",
+                f"that runoff reaches the impaired water body{nearest} {gap_of(union)}",
                 union,
             )
     return out

@@ -56,6 +56,10 @@ class FlowEnd(IntEnum):
     PIT = 3
     FLAT = 4
     NODATA = 5
+    CUT = 6
+    """Reached the edge of a DEM read in a window where a whole read goes on (its
+    :attr:`~gis_sw.layers.raster.RasterLayer.full_bounds`): where it goes from there is not
+    known from this grid."""
 
 
 # (d_row, d_col): N, NE, E, SE, S, SW, W, NW
@@ -104,6 +108,8 @@ class FlowGrid:
         self.transform: Affine = dem.transform
         target = np.zeros(self.shape, dtype=bool)
         shapes = [g for g in water if g is not None and not shapely.is_empty(g)]
+        if shapes and dem.full_bounds is not None:  # a window: only the water around it
+            shapes = _clipped(shapes, dem)
         if shapes:
             target = features.rasterize(
                 [(g, 1) for g in shapes],
@@ -126,6 +132,7 @@ class FlowGrid:
         cell_x, cell_y = dem.cell_size
         self._dist = np.hypot(_OFFSETS[:, 1] * cell_x, _OFFSETS[:, 0] * cell_y)
         self.target = target
+        self._cut = _cut_cells(dem, self.shape)
 
     def __getstate__(self) -> dict[str, Any]:
         """Return the grid without its lock and scratch arrays (for pickling)."""
@@ -259,6 +266,10 @@ class FlowGrid:
         same[first] = False
         join[same] = claim[flat[same]]  # the same start cell twice: one path
         active = first
+        if self._cut is not None:  # starting on the edge of a window: cut at once
+            at_cut = self._cut.ravel()[flat[active]]
+            end[active[at_cut]] = FlowEnd.CUT
+            active = active[~at_cut]
         iteration = 0
         while len(active):
             iteration += 1
@@ -276,6 +287,10 @@ class FlowGrid:
             wet = self._water[nr, nc]
             end[moving[wet]] = FlowEnd.WATER
             moving, flat = moving[~wet], (nr * width + nc)[~wet]
+            if self._cut is not None:
+                at_cut = self._cut.ravel()[flat]
+                end[moving[at_cut]] = FlowEnd.CUT
+                moving, flat = moving[~at_cut], flat[~at_cut]
             owner = claim[flat]
             taken = owner >= 0
             join[moving[taken]] = owner[taken]
@@ -335,3 +350,37 @@ class FlowGrid:
         if len(pts) == 1:
             pts = np.vstack([pts, pts])
         return shapely.LineString(pts)
+
+
+def _cut_cells(dem: RasterLayer, shape: tuple[int, ...]) -> np.ndarray | None:
+    """Return the padded mask of the edge cells of a window beyond which a whole read goes on.
+
+    A path's step from such a cell would weigh the reflected ground beyond the window, not
+    the cells a whole read has there, so a path stops on entering one (:attr:`FlowEnd.CUT`);
+    every other cell has its eight true neighbours, so every path that never enters one is
+    the path of the whole read.  None when the grid is the whole read's.
+    """
+    if dem.full_bounds is None or not min(shape):
+        return None
+    minx, miny, maxx, maxy = dem.bounds
+    fminx, fminy, fmaxx, fmaxy = dem.full_bounds
+    half_x, half_y = (size / 2 for size in dem.cell_size)
+    cut = np.zeros((shape[0] + 2, shape[1] + 2), dtype=bool)
+    north_up = dem.transform.e < 0
+    top, bottom = (fmaxy > maxy + half_y, fminy < miny - half_y)
+    if not north_up:
+        top, bottom = bottom, top
+    cut[1, 1:-1] |= top
+    cut[-2, 1:-1] |= bottom
+    cut[1:-1, 1] |= fminx < minx - half_x
+    cut[1:-1, -2] |= fmaxx > maxx + half_x
+    return cut if cut.any() else None
+
+
+def _clipped(shapes: list[Any], dem: RasterLayer) -> list[Any]:
+    """Return the parts of ``shapes`` within two cells of the grid (what its cells can touch)."""
+    dx, dy = dem.cell_size
+    minx, miny, maxx, maxy = dem.bounds
+    box = (minx - 2 * dx, miny - 2 * dy, maxx + 2 * dx, maxy + 2 * dy)
+    clipped = shapely.clip_by_rect(np.asarray(shapes, dtype=object), *box)
+    return [g for g in clipped if not shapely.is_empty(g)]

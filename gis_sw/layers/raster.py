@@ -77,6 +77,12 @@ class RasterLayer:
         whole file's extent in the working CRS: beyond the grid's edge the file goes on
         there, so a flow path leaving the grid has not left the DEM.  None when the whole
         file was read (or the raster was built in memory).
+    full_bounds
+        When the grid is a window of the grid a whole read of the town gives (the DEM of
+        ``gis-sw check`` is read around the proposals, :mod:`gis_sw.dem_reach`), that
+        grid's bounds: on a side where they reach beyond this grid, its edge is not the edge
+        a whole read has (a flow path reaching it is cut short, not off the DEM).  None:
+        this grid is that one.
     """
 
     kind: str
@@ -86,6 +92,7 @@ class RasterLayer:
     mode: RasterMode = RasterMode.ELEVATION
     source: str = ""
     file_extent: tuple[float, float, float, float] | None = None
+    full_bounds: tuple[float, float, float, float] | None = None
 
     @property
     def shape(self) -> tuple[int, int]:

@@ -69,6 +69,7 @@ def read_raster(
     units: str | None = None,
     crs: CRS | None = None,
     area: Bounds | None = None,
+    full_area: Bounds | None = None,
 ) -> tuple[RasterLayer, LayerReport]:
     """Read a single-band GeoTIFF into a :class:`RasterLayer` in the working CRS.
 
@@ -87,6 +88,10 @@ def read_raster(
     area
         (minx, miny, maxx, maxy) in the working CRS that the raster must cover; only the
         window of the file over it is read.  None: the whole raster.
+    full_area
+        The area a whole read of the town covers, when ``area`` is only part of it: the
+        window read is then ``area``'s within ``full_area``'s (the same cells as there), and
+        the layer's :attr:`~RasterLayer.full_bounds` are those of ``full_area``'s window.
 
     Raises
     ------
@@ -121,7 +126,9 @@ def read_raster(
             )
         if src.count > 1:
             warnings.append(f"band 1 of {src.count} was read.")
-        window = _window(src, area, source_crs=source_crs, working_crs=working_crs)
+        window, full_bounds = _windows(
+            src, area, full_area, source_crs=source_crs, working_crs=working_crs
+        )
         _check_size(label, int(window.width), int(window.height), area)
         values = _read_band(src, window)
         windowed = (window.width, window.height) != (src.width, src.height)
@@ -133,9 +140,7 @@ def read_raster(
             )
         transform = src.transform @ Affine.translation(window.col_off, window.row_off)
         width, height = int(window.width), int(window.height)
-        x0, y0 = transform @ (0, 0)
-        x1, y1 = transform @ (width, height)
-        bounds = (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
+        bounds = _window_bounds(src.transform, window)
 
     resolved_mode = _mode(kind, mode, tags.get(MODE_TAG), label, problems)
     factor = _unit_factor(
@@ -204,6 +209,7 @@ def read_raster(
         mode=resolved_mode,
         source=label,
         file_extent=file_extent,
+        full_bounds=full_bounds if source_crs.equals(working_crs) else None,
     )
     report = LayerReport(
         kind=kind,
@@ -419,6 +425,52 @@ def _window(
     if col1 <= col0 or row1 <= row0:
         return rasterio.windows.Window(0, 0, 0, 0)
     return rasterio.windows.Window(col0, row0, col1 - col0, row1 - row0)
+
+
+def _windows(
+    src: Any,
+    area: Bounds | None,
+    full_area: Bounds | None,
+    *,
+    source_crs: CRS,
+    working_crs: CRS,
+) -> tuple[rasterio.windows.Window, Bounds | None]:
+    """Return the window to read over ``area`` within ``full_area``'s, and that one's bounds.
+
+    The bounds are None when ``full_area``'s window is the window read (or not given).
+    """
+    window = _window(src, area, source_crs=source_crs, working_crs=working_crs)
+    if full_area is None:
+        return window, None
+    full = _window(src, full_area, source_crs=source_crs, working_crs=working_crs)
+    window = _within(window, full)
+    if _cells(window) == _cells(full):
+        return window, None
+    return window, _window_bounds(src.transform, full)
+
+
+def _cells(window: rasterio.windows.Window) -> tuple[int, int, int, int]:
+    return (int(window.col_off), int(window.row_off), int(window.width), int(window.height))
+
+
+def _within(
+    window: rasterio.windows.Window, outer: rasterio.windows.Window
+) -> rasterio.windows.Window:
+    """Return the part of ``window`` inside ``outer`` (both in whole cells of one file)."""
+    col0, row0 = max(window.col_off, outer.col_off), max(window.row_off, outer.row_off)
+    col1 = min(window.col_off + window.width, outer.col_off + outer.width)
+    row1 = min(window.row_off + window.height, outer.row_off + outer.height)
+    if col1 <= col0 or row1 <= row0:
+        return rasterio.windows.Window(0, 0, 0, 0)
+    return rasterio.windows.Window(col0, row0, col1 - col0, row1 - row0)
+
+
+def _window_bounds(transform: Affine, window: rasterio.windows.Window) -> Bounds:
+    """(minx, miny, maxx, maxy) of a window of a grid with ``transform``."""
+    inner = transform @ Affine.translation(window.col_off, window.row_off)
+    x0, y0 = inner @ (0, 0)
+    x1, y1 = inner @ (int(window.width), int(window.height))
+    return (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
 
 
 def _check_size(label: str, width: int, height: int, area: Bounds | None) -> None:

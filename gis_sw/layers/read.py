@@ -39,7 +39,6 @@ from gis_sw.layers.clean import (
 from gis_sw.layers.coverage_io import COVERAGE_WARN_FRACTION, add_coverage, read_coverage
 from gis_sw.layers.layerset import DroppedFeature, LayerReport, LayerSet
 from gis_sw.layers.manifest import LayerEntry, Manifest, resolve_source
-from gis_sw.layers.postgis import read_postgis
 from gis_sw.layers.proposals_io import read_proposals
 from gis_sw.layers.raster import RasterLayer
 from gis_sw.layers.rasters_io import largest_distance_ft, needed_area, read_raster
@@ -83,6 +82,10 @@ class LayerInspection:
         Kind to the area a layer that maps part of the town maps.
     windows
         Kind to the box (working CRS) a layer was read in, for layers read by window.
+    full_areas
+        Kind to the area a whole read of the town covers, for the rasters of
+        :data:`TOWN_WIDE_RASTERS` read over less of it (:func:`read_raster_entry` reads
+        more of them).
     """
 
     manifest: Manifest
@@ -93,6 +96,7 @@ class LayerInspection:
     problems: dict[str, list[Problem]] = field(default_factory=dict)
     coverage: dict[str, shapely.Geometry] = field(default_factory=dict)
     windows: dict[str, Bounds] = field(default_factory=dict)
+    full_areas: dict[str, Bounds] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -149,17 +153,13 @@ def inspect_layers(
                 frame, report = declared_none(entry, working_crs=ruleset.working_crs)
                 inspection.vectors[kind] = frame if keep is None else keep(kind, frame)
             elif entry.is_raster:
-                assert entry.path is not None  # the manifest refuses PostGIS rasters
-                raster, report = read_raster(
-                    entry.path,
-                    kind=kind,
-                    working_crs=ruleset.working_crs,
-                    mode=entry.mode,
-                    units=entry.units,
-                    crs=entry.crs,
-                    area=_raster_area(entry, inspection, ruleset, extents),
+                area, full_area = _raster_area(entry, inspection, ruleset, extents)
+                raster, report = read_raster_entry(
+                    entry, working_crs=ruleset.working_crs, area=area, full_area=full_area
                 )
                 inspection.rasters[kind] = raster
+                if full_area is not None:
+                    inspection.full_areas[kind] = full_area
             else:
                 window = (windows or {}).get(kind)
                 frame, report, windowed = read_vector_window(
@@ -188,8 +188,9 @@ def inspect_layers(
 
 
 TOWN_WIDE_RASTERS = ("dem",)
-"""Rasters read over the whole town's extent even when the vectors are read by window: a
-runoff path traced on the DEM goes where the ground falls, however far."""
+"""Rasters whose grid is the whole town's: a runoff path goes where the ground falls.  Read
+by window as the others (in the working CRS), the town's grid its ``full_bounds``, and more
+of it where a path runs beyond (:mod:`gis_sw.dem_reach`, :func:`read_raster_entry`)."""
 
 
 def _raster_area(
@@ -197,34 +198,70 @@ def _raster_area(
     inspection: LayerInspection,
     ruleset: Ruleset,
     extents: Mapping[str, Bounds] | None,
-) -> Bounds | None:
-    """Return the area a raster is read over: the vectors' extent grown by the reach.
+) -> tuple[Bounds | None, Bounds | None]:
+    """Return the area a raster is read over, and a whole read's area when that is more.
 
-    When the vectors were read by window (``extents`` given), a raster is read over the
-    windows, and one of :data:`TOWN_WIDE_RASTERS`, or one to reproject (its grid in the
-    working CRS follows the area read), over the whole town: the windowed layers' whole
-    extents and the layers read whole, as a whole read would.
+    The area is the vectors' extent grown by the reach; the second is None when the raster
+    is read as a whole read reads it.  When the vectors were read by window (``extents``
+    given), a raster is read over the windows; one to reproject (its grid in the working
+    CRS follows the area read) over the whole town: the windowed layers' whole extents and
+    the layers read whole, as a whole read would; one of :data:`TOWN_WIDE_RASTERS` over
+    the windows, within that whole area.
     """
     margin_ft = largest_distance_ft(ruleset.raw)
     if extents is None:
-        return needed_area(inspection.vectors, margin_ft=margin_ft)
+        return needed_area(inspection.vectors, margin_ft=margin_ft), None
     pad = margin_ft / feet_per_unit(ruleset.working_crs)
-    if entry.kind in TOWN_WIDE_RASTERS or not _in_working_crs(entry, ruleset.working_crs):
+    padded = [(b[0] - pad, b[1] - pad, b[2] + pad, b[3] + pad) for b in inspection.windows.values()]
+    reprojected = not _in_working_crs(entry, ruleset.working_crs)
+    if entry.kind in TOWN_WIDE_RASTERS or reprojected:
         area = needed_area(inspection.vectors, margin_ft=margin_ft)
         boxes = [] if area is None else [area]
         boxes += [(b[0] - pad, b[1] - pad, b[2] + pad, b[3] + pad) for b in extents.values()]
-    else:
-        boxes = [
-            (b[0] - pad, b[1] - pad, b[2] + pad, b[3] + pad) for b in inspection.windows.values()
-        ]
+        whole = _box_of(boxes) or needed_area(inspection.vectors, margin_ft=margin_ft)
+        if reprojected or not padded or whole is None:
+            return whole, None
+        return _box_of(padded), whole
+    return _box_of(padded) or needed_area(inspection.vectors, margin_ft=margin_ft), None
+
+
+def _box_of(boxes: list[Bounds]) -> Bounds | None:
+    """Return the box holding every box of ``boxes`` (None: no box)."""
     if not boxes:
-        return needed_area(inspection.vectors, margin_ft=margin_ft)
+        return None
     stack = np.asarray(boxes, dtype="float64")
     return (
         float(stack[:, 0].min()),
         float(stack[:, 1].min()),
         float(stack[:, 2].max()),
         float(stack[:, 3].max()),
+    )
+
+
+def read_raster_entry(
+    entry: LayerEntry,
+    *,
+    working_crs: CRS,
+    area: Bounds | None,
+    full_area: Bounds | None = None,
+) -> tuple[RasterLayer, LayerReport]:
+    """One raster of a manifest over ``area`` (within ``full_area``), in the working CRS.
+
+    Raises
+    ------
+    InputFileError, CRSError, LayerError
+        As :func:`gis_sw.layers.rasters_io.read_raster`.
+    """
+    assert entry.path is not None  # the manifest refuses PostGIS rasters
+    return read_raster(
+        entry.path,
+        kind=entry.kind,
+        working_crs=working_crs,
+        mode=entry.mode,
+        units=entry.units,
+        crs=entry.crs,
+        area=area,
+        full_area=full_area,
     )
 
 
@@ -382,6 +419,8 @@ def _read_entry(
     label = entry.label
     name = f"{entry.kind} [{label}]"
     if entry.postgis is not None:
+        from gis_sw.layers.postgis import read_postgis  # its driver only when a table is read
+
         frame, source_crs, warnings = read_postgis(
             entry.postgis,
             table=entry.table,

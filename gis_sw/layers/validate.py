@@ -21,14 +21,36 @@ import shapely
 
 from gis_sw.errors import LayerError, Problem
 from gis_sw.layers.geoms import unlocated
+from gis_sw.layers.labels import (
+    MAX_LISTED,
+    SOURCE_ROW,
+    Labels,
+    LazyLabels,
+    feature_labels,
+    id_text,
+    listing,
+)
 from gis_sw.layers.repair import repair_polygons
 from gis_sw.layers.specs import GeometryKind, LayerSpec
 from gis_sw.layers.values import parse_bool
 
 logger = logging.getLogger(__name__)
 
-MAX_LISTED = 10
-"""How many ids a message lists before saying ``and N more``."""
+__all__ = [  # the names of gis_sw.layers.labels too, which readers import from here
+    "ALLOWED_TYPES",
+    "MAX_LISTED",
+    "SOURCE_ROW",
+    "ValidatedLayer",
+    "apply_columns",
+    "bad_values",
+    "check_layer",
+    "feature_labels",
+    "id_text",
+    "listing",
+    "strip_text",
+    "validate_layer",
+    "validate_table",
+]
 
 ALLOWED_TYPES: dict[GeometryKind, frozenset[str]] = {
     GeometryKind.POLYGON: frozenset({"Polygon", "MultiPolygon"}),
@@ -55,44 +77,6 @@ class ValidatedLayer:
     frame: gpd.GeoDataFrame
     repaired_ids: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
-
-
-def listing(labels: Iterable[object]) -> str:
-    """List ``a, b, c`` with at most :data:`MAX_LISTED` items, then ``and N more``."""
-    items = [str(x) for x in labels]
-    head = ", ".join(items[:MAX_LISTED])
-    more = len(items) - MAX_LISTED
-    return f"{head} and {more} more" if more > 0 else head
-
-
-SOURCE_ROW = "_source_row"
-"""Optional column holding each feature's row in the source as read (from 1): after
-skipped features are left out, the rest are still named by the row a user can find."""
-
-
-def feature_labels(frame: pd.DataFrame, id_column: str | None) -> pd.Series:
-    """Return a name for every feature: its id when present, else ``row N`` (from 1)."""
-    numbers = (
-        frame[SOURCE_ROW].to_numpy()
-        if SOURCE_ROW in frame.columns
-        else np.arange(1, len(frame) + 1)
-    )
-    rows = pd.Series(numbers, index=frame.index).astype(str)
-    rows = "row " + rows
-    if id_column and id_column in frame.columns:
-        ids = id_text(frame[id_column])
-        return (id_column + " " + ids).where(ids.notna(), rows)
-    return rows
-
-
-def id_text(series: pd.Series) -> pd.Series:
-    """Ids as text, NA kept; ``101.0`` read from a Shapefile becomes ``101``."""
-    if pd.api.types.is_float_dtype(series):
-        whole = series.isna() | (series == np.floor(series))
-        if bool(whole.all()):
-            series = series.astype("Int64")
-    text = series.astype(object).where(series.notna(), None)
-    return text.map(str, na_action="ignore")
 
 
 def apply_columns(
@@ -156,7 +140,7 @@ def validate_layer(
     frame = frame.reset_index(drop=True)
     text_columns = [c for c, k in {**spec.required, **spec.optional}.items() if k == "str"]
     frame = strip_text(frame, text_columns)
-    labels = feature_labels(frame, spec.id_column)
+    labels = LazyLabels(frame, spec.id_column)
 
     for column in spec.required:
         if column not in frame.columns:
@@ -214,7 +198,7 @@ def _wrong_types(
     present: np.ndarray,
     *,
     spec: LayerSpec,
-    labels: pd.Series,
+    labels: Labels,
     name: str,
     problems: list[Problem],
 ) -> np.ndarray:
@@ -242,7 +226,7 @@ def _repair_invalid(
     present: np.ndarray,
     *,
     spec: LayerSpec,
-    labels: pd.Series,
+    labels: Labels,
     name: str,
     strict: bool,
     problems: list[Problem],
@@ -339,7 +323,7 @@ def _repair(geoms: np.ndarray, kind: GeometryKind) -> np.ndarray:
 
 
 def _check_attributes(
-    frame: pd.DataFrame, spec: LayerSpec, labels: pd.Series, name: str
+    frame: pd.DataFrame, spec: LayerSpec, labels: Labels, name: str
 ) -> list[Problem]:
     return [
         *_check_ids(frame, spec, name),
@@ -388,7 +372,7 @@ def _check_ids(frame: pd.DataFrame, spec: LayerSpec, name: str) -> list[Problem]
 
 
 def _check_required_values(
-    frame: pd.DataFrame, spec: LayerSpec, labels: pd.Series, name: str
+    frame: pd.DataFrame, spec: LayerSpec, labels: Labels, name: str
 ) -> list[Problem]:
     problems = []
     for column in spec.required:
@@ -411,9 +395,7 @@ def _check_required_values(
     return problems
 
 
-def _check_values(
-    frame: pd.DataFrame, spec: LayerSpec, labels: pd.Series, name: str
-) -> list[Problem]:
+def _check_values(frame: pd.DataFrame, spec: LayerSpec, labels: Labels, name: str) -> list[Problem]:
     """Values that do not parse as the column's logical type (bool, date, number)."""
     problems = []
     for column, kind in {**spec.required, **spec.optional}.items():

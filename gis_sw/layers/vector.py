@@ -23,7 +23,7 @@ import pandas as pd
 import pyarrow as pa
 import pyogrio
 import shapely
-from pyproj import CRS, Transformer
+from pyproj import CRS
 
 from gis_sw.errors import CRSError, InputFileError
 from gis_sw.layers.window import (
@@ -36,8 +36,6 @@ from gis_sw.layers.window import (
 logger = logging.getLogger(__name__)
 
 PARQUET_SUFFIXES = (".parquet", ".geoparquet", ".pq")
-AREA_MARGIN_DEG = 0.5
-"""Degrees a layer may reach beyond the working CRS's area of use (about 50 km)."""
 DXF_LAYER_FIELD = "Layer"
 """The attribute that holds a DXF entity's CAD layer (OGR's DXF driver)."""
 
@@ -383,6 +381,8 @@ def to_working_crs(frame: gpd.GeoDataFrame, crs: CRS, *, label: str) -> gpd.GeoD
         If the transformation fails or gives coordinates that are not finite (data far
         outside the working CRS's area of use).
     """
+    from gis_sw.layers.extent import check_extent  # it imports this module
+
     if CRS(frame.crs).equals(crs):
         check_extent(frame, crs, label=label)
         return frame
@@ -440,56 +440,3 @@ def round_coordinates(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     out = frame.copy()
     out[frame.geometry.name] = gpd.GeoSeries(rounded, index=frame.index, crs=frame.crs)
     return out
-
-
-def check_extent(
-    frame: gpd.GeoDataFrame, crs: CRS, *, label: str, source: CRS | None = None
-) -> None:
-    """Refuse a layer whose features lie outside the working CRS's area of use.
-
-    Coordinates in degrees labelled as feet, or a CAD drawing at the origin, would otherwise
-    put features miles from the town, where every distance rule silently passes.  A margin
-    of :data:`AREA_MARGIN_DEG` around the area of use is allowed.
-
-    Raises
-    ------
-    CRSError
-        Naming where the features lie and the fix.
-    """
-    area = crs.area_of_use
-    geoms = frame.geometry.dropna()
-    if area is None or not len(geoms):
-        return
-    bounds = geoms.total_bounds
-    if not np.isfinite(bounds).all():
-        return
-    minx, miny, maxx, maxy = (float(v) for v in bounds)
-    to_lonlat = Transformer.from_crs(crs, "EPSG:4326", always_xy=True)
-    lon, lat = to_lonlat.transform([minx, maxx, minx, maxx], [miny, miny, maxy, maxy])
-    lon, lat = np.asarray(lon), np.asarray(lat)
-    west, south, east, north = area.bounds
-    margin = AREA_MARGIN_DEG
-    inside = (
-        np.isfinite(lon).all()
-        and np.isfinite(lat).all()
-        and bool((lon >= west - margin).all() and (lon <= east + margin).all())
-        and bool((lat >= south - margin).all() and (lat <= north + margin).all())
-    )
-    if inside:
-        return
-    given = crs_text(source if source is not None else crs)
-    where = (
-        f"{np.nanmin(lon):.4f}, {np.nanmin(lat):.4f} to {np.nanmax(lon):.4f}, "
-        f"{np.nanmax(lat):.4f} (lon, lat)"
-        if np.isfinite(lon).any() and np.isfinite(lat).any()
-        else "nowhere on Earth"
-    )
-    raise CRSError(
-        f"{label}: features read as {given} lie at {where}, outside the area of use of "
-        f"{crs_text(crs)} ({area.name.split(' - ')[0]}, {west:.2f}, {south:.2f} to "
-        f"{east:.2f}, {north:.2f}). Fix: if the town lies outside that area, screen it "
-        "with a ruleset of its own: --ruleset my_town.toml whose working_crs is the town's "
-        'projected CRS (README, "A ruleset for another town"); otherwise check that the '
-        "layer's CRS is the one its coordinates are in (degrees are EPSG:4326; a CAD "
-        "drawing needs real-world coordinates)."
-    )

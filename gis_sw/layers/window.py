@@ -21,7 +21,9 @@ answers None and is read whole by the caller.
 from __future__ import annotations
 
 import functools
+import os
 import sqlite3
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -175,6 +177,39 @@ def _connect(path: Path) -> sqlite3.Connection | None:
     return conn
 
 
+_HELD = threading.local()
+_INHERITED: list[sqlite3.Connection] = []
+
+
+def _held_connection(path: Path) -> sqlite3.Connection | None:
+    """:func:`_connect`, kept open in this thread while the same file version is read.
+
+    A check reads a dozen layers of one GeoPackage by window: one connection (2 ms to
+    open and close) serves them all.  A thread holds one, to its last file: another file,
+    or this one rewritten (its size or modification time changed), closes it.  A process
+    forked from the one that opened it (SQLite connections must not cross a fork) opens
+    its own and leaves the inherited one alone.
+    """
+    try:
+        stat = path.stat()
+        key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, os.getpid())
+    except OSError:
+        return None
+    held: tuple[tuple[str, int, int, int], sqlite3.Connection | None] | None = getattr(
+        _HELD, "connection", None
+    )
+    if held is not None and held[0] == key:
+        return held[1]
+    if held is not None and held[1] is not None:
+        if held[0][3] == key[3]:
+            held[1].close()
+        else:  # the parent's: neither used nor closed here
+            _INHERITED.append(held[1])
+    conn = _connect(path)
+    _HELD.connection = (key, conn)
+    return conn
+
+
 def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
@@ -193,6 +228,29 @@ def _layer_rows(conn: sqlite3.Connection, table: str, fids: np.ndarray) -> np.nd
         dtype=np.int64,
     )
     return np.searchsorted(every, fids)
+
+
+def _all_indexed(conn: sqlite3.Connection, layer: GpkgLayer) -> int | None:
+    """Return the first fid when every row has its R-tree entry and the fids have no gap.
+
+    None otherwise, or when it cannot tell.  The R-tree's entries are rows of the table (the
+    GeoPackage's triggers keep them so), and the table's rows lie between its first and
+    last fid: when the R-tree holds as many entries as that range has fids, every row has
+    one.  Two lookups of the table's b-tree and a count of the R-tree's ids, where finding
+    the rows without an entry scans the whole table (0.2 s for 100,000 parcels).
+    """
+    shadow = f"{layer.rtree}_rowid"  # the R*Tree module's table of its entries' ids
+    try:
+        # one aggregate a query: SQLite reads min or max alone off the b-tree, both together
+        # by scanning the table
+        (first,) = conn.execute(f"SELECT min(rowid) FROM {_quoted(layer.table)}").fetchone()  # noqa: S608
+        (last,) = conn.execute(f"SELECT max(rowid) FROM {_quoted(layer.table)}").fetchone()  # noqa: S608
+        (entries,) = conn.execute(f"SELECT count(*) FROM {_quoted(shadow)}").fetchone()  # noqa: S608
+    except sqlite3.Error:
+        return None
+    if first is None or entries != last - first + 1:
+        return None
+    return int(first)
 
 
 def gpkg_window_rows(path: Path, window: GpkgWindow) -> tuple[np.ndarray, np.ndarray] | None:
@@ -215,7 +273,7 @@ def gpkg_window_rows(path: Path, window: GpkgWindow) -> tuple[np.ndarray, np.nda
     layer = None if layers is None else layers.get(window.table)
     if layer is None or layer.rtree is None:
         return None
-    conn = _connect(path)
+    conn = _held_connection(path)
     if conn is None:
         return None
     try:
@@ -231,6 +289,10 @@ def gpkg_window_rows(path: Path, window: GpkgWindow) -> tuple[np.ndarray, np.nda
             ),
             dtype=np.int64,
         )
+        first = _all_indexed(conn, layer)
+        if first is not None:  # every row has its R-tree entry, fids first..last: no scan
+            fids = np.sort(fids)
+            return fids, fids - first
         # features with no geometry (or an empty one) have no R-tree entry: read them all,
         # so validation names them as a whole read does
         unlocated = np.fromiter(
@@ -247,8 +309,6 @@ def gpkg_window_rows(path: Path, window: GpkgWindow) -> tuple[np.ndarray, np.nda
         return fids, _layer_rows(conn, layer.table, fids)
     except sqlite3.Error:
         return None
-    finally:
-        conn.close()
 
 
 def read_gpkg_window(path: Path, window: GpkgWindow) -> WindowRead | None:
