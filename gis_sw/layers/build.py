@@ -111,9 +111,9 @@ def make_layerset(
     CRSError
         When a frame is in another CRS than ``crs``.
     """
+    from gis_sw.layers.absence import declared_none
     from gis_sw.layers.manifest_entry import LayerEntry
     from gis_sw.layers.proposals_memory import checked_layers
-    from gis_sw.layers.read import declared_none
 
     crs = CRS.from_user_input(crs)
     reports = dict(reports or {})

@@ -25,11 +25,11 @@ from pathlib import Path
 
 import geopandas as gpd
 import numpy as np
-import pandas as pd
 import shapely
 from pyproj import CRS
 
 from gis_sw.errors import GisSwError, LayerError, Problem
+from gis_sw.layers.absence import declared_none, empty_layer_problem, has_any_feature
 from gis_sw.layers.build import make_layerset
 from gis_sw.layers.clean import (
     drop_bad_features,
@@ -337,24 +337,6 @@ def layerset_of(inspection: LayerInspection) -> LayerSet:
     )
 
 
-def declared_none(entry: LayerEntry, *, working_crs: CRS) -> tuple[gpd.GeoDataFrame, LayerReport]:
-    """Return the empty layer of a declared absence (``none = true``), with its report."""
-    spec = TOWN_LAYERS[entry.kind]
-    columns = {name: pd.Series(dtype="object") for name in {**spec.required, **spec.optional}}
-    frame = gpd.GeoDataFrame(columns, geometry=gpd.GeoSeries([], crs=working_crs), crs=working_crs)
-    nan = float("nan")
-    report = LayerReport(
-        kind=entry.kind,
-        source="declared none in the layers manifest",
-        features=0,
-        source_crs=crs_text(working_crs),
-        units=crs_units(working_crs),
-        bounds=(nan, nan, nan, nan),
-        declared_none=True,
-    )
-    return frame, report
-
-
 def read_vector_entry(
     entry: LayerEntry, *, working_crs: CRS, strict: bool = False, window: Bounds | None = None
 ) -> tuple[gpd.GeoDataFrame, LayerReport]:
@@ -399,8 +381,13 @@ def read_vector_window(
     """
     box = source_box(entry, window, working_crs)
     frame, report, windowed = _read_entry(entry, working_crs=working_crs, strict=strict, box=box)
-    if windowed and not len(frame) and TOWN_LAYERS[entry.kind].required_layer:
-        # nothing of a required layer near the proposals: read it whole, as without a window
+    # nothing near the proposals, and the layer may be empty: read it whole, as without a
+    # window (a whole read of an empty layer names it)
+    if (
+        windowed
+        and not len(frame)
+        and (TOWN_LAYERS[entry.kind].required_layer or not has_any_feature(entry))
+    ):
         return _read_entry(entry, working_crs=working_crs, strict=strict, box=None)
     if windowed:  # ids are checked over the whole layer, as when it is read whole
         return frame, whole_ids_checked(entry, report), windowed
@@ -472,6 +459,9 @@ def _read_entry(
         )
     validated, more = validate_layer(frame, spec, layer=name, strict=strict)
     problems.extend(more)
+    whole = WINDOW_ROW not in frame.columns
+    if whole and not len(frame) and not problems and not spec.required_layer:
+        problems.append(empty_layer_problem(entry, dropped=len(dropped)))
     if problems or validated is None:
         raise LayerError(problems)
     if SOURCE_ROW in validated.frame.columns:
