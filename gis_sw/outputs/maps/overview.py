@@ -237,8 +237,8 @@ def _raster_parcels(ax: Axes, parcels: gpd.GeoDataFrame, tally: _Tally, column: 
     """:func:`_draw_parcels` for the raster overview: compound paths, one per fill.
 
     Every parcel's fill, then every outline: outlines shared by two parcels are not half
-    covered by the later one's fill as in the vector map, so they draw a little darker;
-    the vertices are snapped to pixel centres as Agg does for a small rectilinear path.
+    covered by the later one's fill as in the vector map, so they draw a little darker
+    (the fills, and so each class's share of the map, are the same).
     """
     results = _results(parcels, column)
     fills = np.asarray(tally.colours(parcels, results), dtype=object)
@@ -253,7 +253,6 @@ def _raster_parcels(ax: Axes, parcels: gpd.GeoDataFrame, tally: _Tally, column: 
                 edgecolors=PARCEL_STYLE.edgecolor,
                 linewidths=PARCEL_STYLE.linewidth,
                 zorder=PARCEL_STYLE.zorder,
-                snap=True,
             )
         )
     review = results == "review"
