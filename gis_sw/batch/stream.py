@@ -281,7 +281,8 @@ class Spiller:
         else:
             layer = subdivide(frame) if kind in POLYGON_KINDS else frame.reset_index(drop=True)
             self.spilled[kind] = spill_layer(layer, path, group_rows=self.group_rows)
-        return frame.iloc[:0]
+        # a copy: an empty slice is a view that would keep every row of the layer alive
+        return frame.iloc[:0].copy()
 
     def take_parcels(self, prepared: PreparedParcels, plan: ChunkPlan) -> None:
         """Spill prepared parcels in chunk order (row group ``i`` = chunk ``i``)."""
@@ -289,7 +290,7 @@ class Spiller:
         path = self.folder / "parcels.parquet"
         self.spilled["parcels"] = spill_groups(prepared.parcels, path, groups)
         self.prepared = PreparedParcels(
-            parcels=prepared.parcels.iloc[:0], problems=prepared.problems
+            parcels=prepared.parcels.iloc[:0].copy(), problems=prepared.problems
         )
         self.plan = plan
 
