@@ -35,18 +35,10 @@ import sys
 import time
 from pathlib import Path
 
+from bench_floor import KINDS
+
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
-KINDS = (
-    "parcels",
-    "zoning",
-    "wetlands",
-    "water_bodies",
-    "floodplain",
-    "wells",
-    "septic_fields",
-    "buildings",
-)
 TARGET_RATIO = 2.0
 
 
