@@ -35,8 +35,6 @@ import sys
 import time
 from pathlib import Path
 
-from bench_floor import KINDS
-
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 TARGET_RATIO = 2.0
@@ -61,6 +59,8 @@ def floor(town: Path, out: Path) -> dict[str, float]:
 
 def parts(town: Path) -> dict[str, float]:
     """Time the batch's screen whole, quick and its siting alone, one thread each."""
+    from bench_floor import KINDS
+
     from gis_sw.analysis.siting import siting_areas
     from gis_sw.batch.chunks import ChunkSource
     from gis_sw.batch.parcels import BUFFER_QUAD_SEGS
