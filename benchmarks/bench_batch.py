@@ -63,18 +63,20 @@ def stage_text(text: str) -> str:
 
 
 def floor_seconds(work: Path, n: int) -> tuple[float, str]:
-    """Wall seconds of the bare floor (benchmarks/bench_floor.py) on a town, and its stages."""
+    """Seconds of the bare floor on a town (:func:`bench_floor.run_floor`), and its stages.
+
+    The floor's one definition: the sum of its read, index, screen and write stages, timed
+    in its own process, imports excluded (benchmarks/bench_floor.py).
+    """
+    from bench_floor import run_floor, stage_note
+
     town = make_town(work, n, 1).parent
-    cmd = [sys.executable, str(ROOT / "benchmarks" / "bench_floor.py"), str(town)]
-    cmd += ["--out", str(work / f"floor_{n}")]
     try:
-        seconds, _, text = run_measured(cmd)
+        row = run_floor(town, work / f"floor_{n}.parquet")
     except RuntimeError as exc:
         print(f"  bare floor failed: {str(exc)[-300:]}", flush=True)
         return float("nan"), "failed"
-    line = next(t for t in text.splitlines() if t.startswith("bench-row: "))
-    stages = json.loads(line.split(": ", 1)[1])["stages"]
-    return seconds, ", ".join(f"{k} {v:.1f} s" for k, v in stages.items())
+    return float(row["seconds"]), stage_note(row["stages"])
 
 
 def run_measured(cmd: list[str]) -> tuple[float, float, str]:

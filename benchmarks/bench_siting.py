@@ -7,14 +7,9 @@ For each size, ``gis-sw sample --format parquet`` makes a town (kept in ``--work
 next run), then three child processes run one after the other (each its own interpreter,
 timed inside it, imports excluded):
 
-1. ``floor``: the bare vectorised GEOS script: read the eight layers the batch reads
-   (``geopandas.read_parquet``), cut polygons of more than 256 vertices into pieces (as
-   PostGIS ``ST_Subdivide``; without it the floodplain's intersections make the floor
-   slower than the batch) and build one STRtree per layer, screen every parcel (area in
-   each zone, wetland, water body and floodplain areas by ``intersection`` of the
-   candidate pairs, wells and septic fields within 50 ft by ``dwithin``) and write a
-   GeoParquet of the figures.  No siting, no adjacent area, no unions of overlaps: the
-   least any screening of this town can cost.
+1. ``floor``: the bare floor, as every benchmark defines it (``benchmarks/bench_floor.py``:
+   read the eight layers, subdivide and index, screen without siting, adjacent area or
+   unions, write; the sum of those stages, timed in the process, imports excluded).
 2. ``batch``: ``gis-sw batch --no-map --no-gpkg`` (2 threads), its own stage times
    (read, screen, write) from the line it prints: everything, siting included.
 3. ``parts``: the batch's screen on one thread, whole (``screen_layers``), quick
@@ -43,17 +38,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
-KINDS = (
-    "parcels",
-    "zoning",
-    "wetlands",
-    "water_bodies",
-    "floodplain",
-    "wells",
-    "septic_fields",
-    "buildings",
-)
-NEAR_FT = 50.0
 TARGET_RATIO = 2.0
 
 
@@ -68,52 +52,16 @@ def make_town(work: Path, n: int, seed: int) -> Path:
 
 
 def floor(town: Path, out: Path) -> dict[str, float]:
-    """Read, index, screen and write the town the bare vectorised way; stage seconds."""
-    import geopandas as gpd
-    import numpy as np
-    import pandas as pd
-    import shapely
+    """The bare floor's stage seconds: the one definition, benchmarks/bench_floor.py."""
+    from bench_floor import floor as bare_floor
 
-    from gis_sw.batch.chunks import subdivide
-
-    times: dict[str, float] = {}
-    started = time.perf_counter()
-    frames = {kind: gpd.read_parquet(town / f"{kind}.parquet") for kind in KINDS}
-    times["read"] = time.perf_counter() - started
-    started = time.perf_counter()
-    for kind in ("zoning", "wetlands", "water_bodies", "floodplain"):
-        frames[kind] = subdivide(frames[kind])
-    geoms = {kind: np.asarray(frame.geometry.to_numpy()) for kind, frame in frames.items()}
-    trees = {kind: shapely.STRtree(g) for kind, g in geoms.items() if kind != "parcels"}
-    for tree in trees.values():
-        tree.query(shapely.box(0, 0, 0, 0))
-    times["index"] = time.perf_counter() - started
-    started = time.perf_counter()
-    parcels = geoms["parcels"]
-    n = len(parcels)
-    figures = pd.DataFrame({"parcel_id": frames["parcels"]["parcel_id"].to_numpy()})
-    lot, zone = trees["zoning"].query(parcels, predicate="intersects")
-    areas = shapely.area(shapely.intersection(parcels[lot], geoms["zoning"][zone]))
-    pieces = pd.DataFrame({"lot": lot, "zone": frames["zoning"]["zone"].to_numpy()[zone]})
-    pieces["area"] = areas
-    main = pieces.sort_values("area", ascending=False).drop_duplicates("lot")
-    figures["zone_main"] = main.set_index("lot")["zone"].reindex(range(n)).to_numpy()
-    for kind in ("wetlands", "water_bodies", "floodplain"):
-        lot, hit = trees[kind].query(parcels, predicate="intersects")
-        areas = shapely.area(shapely.intersection(parcels[lot], geoms[kind][hit]))
-        figures[f"{kind}_sqft"] = np.bincount(lot, weights=areas, minlength=n)
-    for kind in ("wells", "septic_fields", "buildings"):
-        lot, _ = trees[kind].query(parcels, predicate="dwithin", distance=NEAR_FT)
-        figures[f"{kind}_near"] = np.bincount(lot, minlength=n)
-    times["screen"] = time.perf_counter() - started
-    started = time.perf_counter()
-    gpd.GeoDataFrame(figures, geometry=frames["parcels"].geometry).to_parquet(out)
-    times["write"] = time.perf_counter() - started
-    return times
+    return bare_floor(town, out)
 
 
 def parts(town: Path) -> dict[str, float]:
     """Time the batch's screen whole, quick and its siting alone, one thread each."""
+    from bench_floor import KINDS
+
     from gis_sw.analysis.siting import siting_areas
     from gis_sw.batch.chunks import ChunkSource
     from gis_sw.batch.parcels import BUFFER_QUAD_SEGS, _adjacent, _geoms

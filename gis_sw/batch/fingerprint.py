@@ -63,7 +63,8 @@ def layer_hash(frame: gpd.GeoDataFrame) -> str:
     attributes = pd.DataFrame(frame.drop(columns=geometry))
     digest.update(repr([(str(c), str(t)) for c, t in attributes.dtypes.items()]).encode())
     if len(attributes.columns):
-        values = pd.util.hash_pandas_object(attributes.astype(object), index=False)
+        # each column hashed in its own dtype (the dtypes are in the digest above)
+        values = pd.util.hash_pandas_object(attributes, index=False)
         digest.update(np.ascontiguousarray(values.to_numpy()).tobytes())
     geoms = np.asarray(frame.geometry.to_numpy(), dtype=object)
     missing = shapely.is_missing(geoms)

@@ -185,6 +185,13 @@ def _same_geometry(
     present = np.flatnonzero(~missing)
     if len(present) < 2:
         return same_as, listed
+    # identical geometries share their envelope and vertex count: only rows that share
+    # both with another row are normalised and compared (most towns have few or none)
+    envelope = pd.DataFrame(shapely.bounds(geoms[present]), index=present)
+    envelope["n"] = shapely.get_num_coordinates(geoms[present])
+    present = present[envelope.duplicated(keep=False).to_numpy()]
+    if len(present) < 2:
+        return same_as, listed
     keys = pd.Series(shapely.to_wkb(shapely.normalize(geoms[present])), index=present)
     repeated = keys.duplicated(keep=False).to_numpy()
     if not repeated.any():

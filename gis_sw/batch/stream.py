@@ -46,6 +46,9 @@ ROW = "_row"
 
 GEOMETRY = "geometry"
 
+SPILL_COMPRESSION = "none"
+"""Spill files are scratch, read once per chunk: not compressing them is faster both ways."""
+
 
 def hilbert_order(geoms: npt.NDArray[np.object_]) -> npt.NDArray[np.int64]:
     """Row positions sorted along a Hilbert curve (missing and empty geometries last)."""
@@ -87,17 +90,23 @@ class SpilledLayer:
         return len(self.bounds)
 
 
-def _group_bounds(env: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    if not np.isfinite(env).any():
-        return np.full(4, np.nan)
-    return np.array(
-        [
-            np.nanmin(env[:, 0]),
-            np.nanmin(env[:, 1]),
-            np.nanmax(env[:, 2]),
-            np.nanmax(env[:, 3]),
-        ]
-    )
+def _groups_bounds(
+    env: npt.NDArray[np.float64], starts: npt.NDArray[np.int64], sizes: npt.NDArray[np.int64]
+) -> npt.NDArray[np.float64]:
+    """Envelope of each run ``env[start:start + size]`` (NaN for a run with no geometry)."""
+    bounds = np.full((len(sizes), 4), np.nan)
+    full = sizes > 0
+    if not full.any() or len(env) == 0:
+        return bounds
+    at = starts[full]
+    with np.errstate(invalid="ignore"):
+        low = np.where(np.isnan(env[:, :2]), np.inf, env[:, :2])
+        high = np.where(np.isnan(env[:, 2:]), -np.inf, env[:, 2:])
+        mins = np.minimum.reduceat(low, at, axis=0)
+        maxs = np.maximum.reduceat(high, at, axis=0)
+    found = np.isfinite(mins).all(axis=1)
+    bounds[np.flatnonzero(full)[found]] = np.hstack([mins, maxs])[found]
+    return bounds
 
 
 def spill_groups(
@@ -106,30 +115,27 @@ def spill_groups(
     """Write ``frame`` (RangeIndex = row) to ``path``, one row group per entry of ``groups``.
 
     Each group lists row positions; the group is written in that order, with the rows'
-    positions in a ``_row`` column.
+    positions in a ``_row`` column.  The frame is converted to Arrow and its geometries to
+    WKB once, in the order of the groups, and each group is a slice of that table.
     """
     geometry = frame.geometry.name
     template = frame.iloc[:0].copy()
     crs = frame.crs.to_wkt() if frame.crs is not None else None
     if not groups or len(frame) == 0:
         return SpilledLayer(path=None, bounds=np.zeros((0, 4)), template=template, crs=crs)
-    geoms = np.asarray(frame.geometry.to_numpy(), dtype=object)
-    env = shapely.bounds(geoms)
-    attributes = pd.DataFrame(frame.drop(columns=geometry))
-    bounds = np.full((len(groups), 4), np.nan)
-    writer: pq.ParquetWriter | None = None
-    try:
-        for i, rows in enumerate(groups):
-            table = pa.Table.from_pandas(attributes.iloc[rows], preserve_index=False)
-            table = table.append_column(ROW, pa.array(rows, type=pa.int64()))
-            table = table.append_column(GEOMETRY, pa.array(shapely.to_wkb(geoms[rows])))
-            if writer is None:
-                writer = pq.ParquetWriter(str(path), table.schema)
-            writer.write_table(table, row_group_size=max(1, len(rows)))
-            bounds[i] = _group_bounds(env[rows])
-    finally:
-        if writer is not None:
-            writer.close()
+    order = np.concatenate(groups).astype(np.int64)
+    sizes = np.array([len(rows) for rows in groups], dtype=np.int64)
+    geoms = np.asarray(frame.geometry.to_numpy(), dtype=object)[order]
+    table = pa.Table.from_pandas(
+        pd.DataFrame(frame.drop(columns=geometry)), preserve_index=False
+    ).take(pa.array(order))
+    table = table.append_column(ROW, pa.array(order, type=pa.int64()))
+    table = table.append_column(GEOMETRY, pa.array(shapely.to_wkb(geoms), pa.binary()))
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    bounds = _groups_bounds(shapely.bounds(geoms), starts, sizes)
+    with pq.ParquetWriter(str(path), table.schema, compression=SPILL_COMPRESSION) as writer:
+        for start, size in zip(starts.tolist(), sizes.tolist(), strict=True):
+            writer.write_table(table.slice(start, size), row_group_size=max(1, size))
     return SpilledLayer(path=str(path), bounds=bounds, template=template, crs=crs)
 
 
@@ -211,6 +217,13 @@ class DiskChunkSource:
         """Return the prepared parcels of one chunk (index: their row), ascending row order."""
         return read_groups(self.parcels, np.array([chunk_id], dtype=np.int64))
 
+    def parcel_wkb(self, chunk_id: int) -> pa.Array:
+        """Return the WKB of one chunk's prepared parcels, as spilled (ascending row order)."""
+        if self.parcels.path is None:
+            return pa.array([], pa.binary())
+        table = pq.ParquetFile(self.parcels.path).read_row_groups([chunk_id], columns=[GEOMETRY])
+        return table.column(GEOMETRY).combine_chunks()
+
     def chunk(self, chunk_id: int) -> Chunk:
         """Return the inputs of one chunk, read from disk (equal to the in-memory source's)."""
         rows = self.plan.rows(chunk_id)
@@ -268,7 +281,8 @@ class Spiller:
         else:
             layer = subdivide(frame) if kind in POLYGON_KINDS else frame.reset_index(drop=True)
             self.spilled[kind] = spill_layer(layer, path, group_rows=self.group_rows)
-        return frame.iloc[:0]
+        # a copy: an empty slice is a view that would keep every row of the layer alive
+        return frame.iloc[:0].copy()
 
     def take_parcels(self, prepared: PreparedParcels, plan: ChunkPlan) -> None:
         """Spill prepared parcels in chunk order (row group ``i`` = chunk ``i``)."""
@@ -276,7 +290,7 @@ class Spiller:
         path = self.folder / "parcels.parquet"
         self.spilled["parcels"] = spill_groups(prepared.parcels, path, groups)
         self.prepared = PreparedParcels(
-            parcels=prepared.parcels.iloc[:0], problems=prepared.problems
+            parcels=prepared.parcels.iloc[:0].copy(), problems=prepared.problems
         )
         self.plan = plan
 

@@ -69,7 +69,8 @@ class _ParquetSink:
     types: set[str] = field(default_factory=set)
     bounds: list[float] = field(default_factory=lambda: [np.inf, np.inf, -np.inf, -np.inf])
 
-    def add(self, rows: pa.Table, geoms: np.ndarray) -> None:
+    def add(self, rows: pa.Table, geoms: np.ndarray, wkb: pa.Array | None = None) -> None:
+        """Append one row group: ``rows`` and their geometries (``wkb``: already encoded)."""
         present = geoms[~shapely.is_missing(geoms)]
         self.types.update(str(t) for t in np.unique(shapely.get_type_id(present)).tolist())
         if len(present):
@@ -80,7 +81,9 @@ class _ParquetSink:
                 max(self.bounds[2], maxx),
                 max(self.bounds[3], maxy),
             ]
-        table = rows.append_column("geometry", pa.array(shapely.to_wkb(geoms), pa.binary()))
+        if wkb is None:
+            wkb = pa.array(shapely.to_wkb(geoms), pa.binary())
+        table = rows.append_column("geometry", wkb.cast(pa.binary()))
         if self.schema is None:
             fields = [
                 pa.field(f.name, pa.string()) if pa.types.is_null(f.type) else f
@@ -100,18 +103,19 @@ class _ParquetSink:
         self.writer.close()
 
 
-def _chunk_rows(run: StreamedRun, chunk_id: int) -> pd.DataFrame:
+def _chunk_table(run: StreamedRun, chunk_id: int) -> pa.Table:
+    """One chunk's part, as Arrow (checked to hold the chunk's rows)."""
     path = run.store.folder / part_name(chunk_id)
     if not path.exists():
         raise OutputError(
             f"part {path} is missing: the run did not finish. Fix: rerun with --resume."
         )
-    rows = pd.read_parquet(path)
-    if not np.array_equal(rows["row"].to_numpy(), run.town.plan.rows(chunk_id)):
+    table = pq.read_table(path)
+    if not np.array_equal(table.column("row").to_numpy(), run.town.plan.rows(chunk_id)):
         raise OutputError(
             f"part {path} changed while the run was finishing. Fix: rerun with --resume."
         )
-    return rows
+    return table
 
 
 def write_streamed_outputs(
@@ -183,14 +187,14 @@ def _write_set(
         }
         sink = _ParquetSink(tmp["parquet"], crs) if "parquet" in tmp else None
         for chunk_id in range(run.town.plan.n_chunks):
-            rows = _chunk_rows(run, chunk_id)
-            geoms = np.asarray(
-                run.town.source.parcel_group(chunk_id).geometry.to_numpy(), dtype=object
-            )
+            table = _chunk_table(run, chunk_id)
+            rows = table.to_pandas()
+            wkb = run.town.source.parcel_wkb(chunk_id)
+            geoms = shapely.from_wkb(wkb.to_numpy(zero_copy_only=False))
             summaries.append(summary_table(rows, None, None, missing=missing))
             frame = gpd.GeoDataFrame(rows, geometry=gpd.GeoSeries(geoms, crs=crs), crs=crs)
             if sink is not None:
-                sink.add(pa.Table.from_pandas(rows, preserve_index=False), geoms)
+                sink.add(table, geoms, wkb)
             if "gpkg" in tmp:
                 frame.to_file(
                     tmp["gpkg"],

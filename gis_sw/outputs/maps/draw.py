@@ -53,17 +53,20 @@ def polygon_parts(geoms: Sequence[Any] | np.ndarray) -> tuple[np.ndarray, np.nda
     return parts[keep], index[keep]
 
 
-def polygon_paths(geoms: Sequence[Any] | np.ndarray) -> tuple[list[Path], np.ndarray]:
-    """One compound :class:`Path` per polygon part (holes as inner rings).
+def polygon_vertices(
+    geoms: Sequence[Any] | np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every polygon part's rings as path vertices and codes (holes as inner rings).
 
     Returns
     -------
-    paths, index
-        The paths, and for each the position of the input geometry it came from.
+    coords, codes, part, index
+        ``(n, 2)`` vertices, their :class:`Path` codes, the polygon part of each vertex,
+        and for each part the position of the input geometry it came from.
     """
     polys, index = polygon_parts(geoms)
     if len(polys) == 0:
-        return [], index
+        return np.empty((0, 2)), np.empty(0, dtype=Path.code_type), np.empty(0, int), index
     # exterior counter-clockwise, holes clockwise: matplotlib fills by the non-zero rule
     polys = shapely.orient_polygons(polys)
     rings, ring_poly = shapely.get_rings(polys, return_index=True)
@@ -73,7 +76,20 @@ def polygon_paths(geoms: Sequence[Any] | np.ndarray) -> tuple[list[Path], np.nda
     ring_end = np.r_[ring_start[1:] - 1, len(coords) - 1]
     codes[ring_start] = Path.MOVETO
     codes[ring_end] = Path.CLOSEPOLY
-    poly_of_coord = ring_poly[coord_ring]
+    return coords, codes, ring_poly[coord_ring], index
+
+
+def polygon_paths(geoms: Sequence[Any] | np.ndarray) -> tuple[list[Path], np.ndarray]:
+    """One compound :class:`Path` per polygon part (holes as inner rings).
+
+    Returns
+    -------
+    paths, index
+        The paths, and for each the position of the input geometry it came from.
+    """
+    coords, codes, poly_of_coord, index = polygon_vertices(geoms)
+    if len(coords) == 0:
+        return [], index
     splits = np.flatnonzero(np.diff(poly_of_coord)) + 1
     paths = [
         Path(v, c, readonly=True)

@@ -35,6 +35,7 @@ from matplotlib.patches import Patch, Rectangle
 from gis_sw.errors import OutputError
 from gis_sw.outputs.atomic import atomic_path
 from gis_sw.outputs.maps.draw import add_polygons
+from gis_sw.outputs.maps.fills import add_fills
 from gis_sw.outputs.maps.furniture import DISCLAIMER, draw_north_arrow, grid_convergence_deg
 from gis_sw.outputs.maps.style import OUTCOME_COLOURS, LayerStyle
 from gis_sw.ruleset import Ruleset
@@ -203,6 +204,18 @@ def _draw_parcels(ax: Axes, parcels: gpd.GeoDataFrame, tally: _Tally, column: st
     return [a for a in artists if a is not None]
 
 
+def _raster_parcels(ax: Axes, parcels: gpd.GeoDataFrame, tally: _Tally, column: str) -> list:
+    """:func:`_draw_parcels` as compound paths, one per fill (:mod:`..fills`)."""
+    results = _results(parcels, column)
+    fills = np.asarray(tally.colours(parcels, results), dtype=object)
+    geoms = np.asarray(parcels.geometry.to_numpy(), dtype=object)
+    review = results == "review"
+    artists = [add_fills(ax, geoms, fills, PARCEL_STYLE)]
+    if tally.by_class and review.any():
+        artists.append(add_fills(ax, geoms[review], None, REVIEW_STYLE))
+    return [a for a in artists if a is not None]
+
+
 def _limits(ax: Axes, bounds: tuple[float, float, float, float]) -> None:
     minx, miny, maxx, maxy = bounds
     pad = max(maxx - minx, maxy - miny) * 0.02
@@ -251,7 +264,7 @@ class OverviewCanvas:
         for start in range(0, len(parcels), SLICE_PARCELS):
             piece = parcels.iloc[start : start + SLICE_PARCELS]
             with mpl.rc_context(RC_PARAMS):
-                for artist in _draw_parcels(self._ax, piece, self.tally, self.column):
+                for artist in _raster_parcels(self._ax, piece, self.tally, self.column):
                     artist.draw(self._renderer)
                     artist.remove()
 
