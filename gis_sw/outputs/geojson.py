@@ -103,7 +103,13 @@ def split_by_family(findings: gpd.GeoDataFrame) -> dict[str, gpd.GeoDataFrame]:
 
 
 def _texts(column: pd.Series) -> pd.Series:
-    """Each value as text, None where missing (one pass: 500,000 findings)."""
+    """Each value as text, None where missing (one pass: 500,000 findings).
+
+    A text column's values are its texts already: only its missing values change.
+    """
+    if isinstance(column.dtype, pd.StringDtype):
+        values = column.to_numpy(dtype=object, na_value=None)
+        return pd.Series(values, index=column.index, dtype=object)
     values = column.to_numpy(dtype=object)
     missing = pd.isna(values)
     texts = pd.Series(list(map(str, values)), index=column.index, dtype=object)
@@ -167,6 +173,10 @@ def _write_one(tmp: Path, name: str, frame: gpd.GeoDataFrame, kind: str) -> None
             layer_options={"RFC7946": "YES", "COORDINATE_PRECISION": "7"},
         )
         return
-    properties = {c: frame[c].tolist() for c in frame.columns if c != frame.geometry.name}
+    properties = {
+        c: frame[c].to_numpy() if frame[c].dtype.kind in "fb" else frame[c].tolist()
+        for c in frame.columns
+        if c != frame.geometry.name
+    }
     with tmp.open("w", encoding="utf-8") as handle:
         write_feature_collection(handle, name, properties, geoms, kind=kind, crs=frame.crs)
