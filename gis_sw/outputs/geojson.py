@@ -116,11 +116,19 @@ def _texts(column: pd.Series) -> pd.Series:
     return texts.where(~missing, None)
 
 
-def plain_properties(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
-    """Plain types GDAL writes well: str, float, bool."""
+def plain_properties(frame: gpd.GeoDataFrame, *, keep_text: bool = False) -> gpd.GeoDataFrame:
+    """Plain types GDAL writes well: str, float, bool.
+
+    With ``keep_text``, a column of pandas' text dtype is kept as it is (GDAL's Arrow
+    writer takes it without a conversion; its missing values are nulls either way).
+    """
     out = frame.copy()
     for name in out.columns:
-        if name == out.geometry.name:
+        if name == out.geometry.name or (
+            keep_text
+            and isinstance(out[name].dtype, pd.StringDtype)
+            and name not in ("waived", "measured", "threshold")
+        ):
             continue
         if name == "waived":
             out[name] = out[name].fillna(False).astype(bool)  # noqa: FBT003
