@@ -14,6 +14,7 @@ from pathlib import Path
 import geopandas as gpd
 import numpy as np
 import pandas as pd
+import pyogrio
 import shapely
 from pyproj import Transformer
 
@@ -147,3 +148,26 @@ def test_geojson_shared_and_equal_geometries_read_back_alike(tmp_path: Path) -> 
     measured = [f["properties"]["measured"] for f in features]
     assert None in measured  # NaN and inf are null
     assert -0.0 in measured
+
+
+def test_geojson_3d_findings_go_to_gdal_with_their_text(tmp_path: Path) -> None:
+    """3D geometries are GDAL's to write: the file of the text columns turned into strings."""
+    findings = _findings(12)
+    findings = findings.set_geometry(
+        [shapely.Point(X0 + i, Y0, 100.0 + i) for i in range(len(findings))], crs=CRS
+    )
+    path = write_findings_geojson(tmp_path, findings)[2]
+    plain = plain_properties(split_by_family(findings)["points"])
+    pyogrio.write_dataframe(
+        plain,
+        tmp_path / "gdal.geojson",
+        driver="GeoJSON",
+        layer=path.stem,
+        geometry_type="MultiPoint",
+        promote_to_multi=True,
+        layer_options={"RFC7946": "YES", "COORDINATE_PRECISION": "7"},
+    )
+    assert path.read_bytes() == (tmp_path / "gdal.geojson").read_bytes()
+    features = json.loads(path.read_text(encoding="utf-8"))["features"]
+    assert [f["properties"]["proposal_id"] for f in features][:2] == TEXTS[:2]
+    assert features[3]["geometry"]["coordinates"][0][2] == 103.0

@@ -14,6 +14,7 @@ the town sheet and on its application's sheet, and the same sentence on thousand
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import zipfile
 from collections.abc import Iterable
@@ -127,6 +128,8 @@ def _column_cells(
     strings = SharedStrings() if strings is None else strings
     if isinstance(column.dtype, pd.StringDtype):
         return _text_column_cells(column, strings)
+    if isinstance(column.dtype, np.dtype) and column.dtype.kind in "fb":
+        return _float_or_bool_cells(column.to_numpy(), strings)
     values = column.to_numpy(dtype=object)
     if pd.api.types.infer_dtype(values, skipna=True) == "string":
         return _text_column_cells(pd.Series(values, dtype=object), strings)
@@ -152,13 +155,37 @@ def _column_cells(
     return cells, shown
 
 
+def _float_or_bool_cells(
+    values: np.ndarray, strings: SharedStrings
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_column_cells` of a numpy float or bool column, built once per distinct value.
+
+    A float is a number cell (empty when NaN or infinite), a boolean a text cell; the
+    shown length is that of the value's text (``nan`` too).
+    """
+    if values.dtype.kind == "f":
+        # by bit pattern: -0.0 (written -0) apart from 0.0
+        codes, bits = pd.factorize(values.astype("float64").view("int64"))
+        distinct = bits.view("float64").tolist()
+        cells = [
+            f"<c><v>{_number_text(x)}</v></c>" if math.isfinite(x) else _EMPTY_CELL
+            for x in distinct
+        ]
+    else:
+        codes, flags = pd.factorize(values)
+        distinct = flags.tolist()
+        cells = strings.cells([str(x) for x in distinct])
+    shown = np.array([min(len(str(x)), _SHOWN_MAX) for x in distinct], dtype="int64")
+    return np.array(cells, dtype=object)[codes], shown[codes]
+
+
 def _text_column_cells(column: pd.Series, strings: SharedStrings) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_column_cells` of a column of text (and missing values), built once per text.
 
     Rule ids, citations, outcomes and proposal ids repeat over thousands of rows.
     """
     codes, uniques = pd.factorize(column, use_na_sentinel=True)
-    texts = [str(u) for u in uniques]
+    texts = list(map(str, np.asarray(uniques, dtype=object)))
     unique_cells = np.array([*strings.cells(texts), _EMPTY_CELL], dtype=object)
     unique_shown = np.fromiter(map(len, texts), dtype="int64", count=len(texts))
     shown = np.empty(len(column), dtype="int64")

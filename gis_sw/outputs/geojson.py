@@ -25,6 +25,7 @@ lines) keeps its polygonal part, or else its lines, or else its points.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import geopandas as gpd
 import numpy as np
@@ -159,12 +160,20 @@ def write_findings_geojson(
     written = []
     for family, path in targets.items():
         frame = plain_properties(
-            gpd.GeoDataFrame(parts[family], geometry="geometry", crs=findings.crs)
+            gpd.GeoDataFrame(parts[family], geometry="geometry", crs=findings.crs),
+            keep_text=True,
         )
         with atomic_path(path, overwrite=overwrite) as tmp:
             _write_one(tmp, path.stem, frame, FAMILY_FILES[family][1])
         written.append(path)
     return written
+
+
+def _column_values(column: pd.Series) -> Any:
+    """Return a column as the text writer takes it: pandas' text array, numpy array or list."""
+    if isinstance(column.dtype, pd.StringDtype):
+        return column.array
+    return column.to_numpy() if column.dtype.kind in "fb" else column.tolist()
 
 
 def _write_one(tmp: Path, name: str, frame: gpd.GeoDataFrame, kind: str) -> None:
@@ -181,10 +190,6 @@ def _write_one(tmp: Path, name: str, frame: gpd.GeoDataFrame, kind: str) -> None
             layer_options={"RFC7946": "YES", "COORDINATE_PRECISION": "7"},
         )
         return
-    properties = {
-        c: frame[c].to_numpy() if frame[c].dtype.kind in "fb" else frame[c].tolist()
-        for c in frame.columns
-        if c != frame.geometry.name
-    }
+    properties = {c: _column_values(frame[c]) for c in frame.columns if c != frame.geometry.name}
     with tmp.open("w", encoding="utf-8") as handle:
         write_feature_collection(handle, name, properties, geoms, kind=kind, crs=frame.crs)

@@ -104,13 +104,21 @@ def _number(value: Any) -> str:
     return repr(number)  # the shortest text that reads back as the very number
 
 
-def _value_texts(values: Sequence[Any] | np.ndarray, prefix: str = "") -> list[str]:
+def _value_texts(
+    values: Sequence[Any] | np.ndarray | pd.api.extensions.ExtensionArray, prefix: str = ""
+) -> list[str]:
     """Return ``prefix`` and the JSON text of each value of one column (text, number, ...).
 
     Each distinct value is encoded once (rule ids, citations, outcomes and figures repeat
-    over thousands of rows): a float or boolean array by its values, a column of texts and
-    None by its distinct texts; any other mix value by value.
+    over thousands of rows): a float or boolean array by its values, pandas' text array or
+    a column of texts and None by its distinct texts; any other mix value by value.
     """
+    if isinstance(values, pd.api.extensions.ExtensionArray) and isinstance(
+        values.dtype, pd.StringDtype
+    ):  # pandas' text: its distinct texts found without making Python strings of every row
+        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+        texts = [prefix + encode_basestring(u) for u in np.asarray(uniques, dtype=object)]
+        return list(np.array([*texts, prefix + "null"], dtype=object)[codes])
     if isinstance(values, np.ndarray) and values.dtype.kind in "fb":
         # floats by bit pattern: -0.0 and 0.0 are two texts
         codes, distinct = pd.factorize(
