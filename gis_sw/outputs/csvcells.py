@@ -17,6 +17,7 @@ import io
 import re
 from collections.abc import Callable, Iterable
 from functools import cache
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -127,8 +128,9 @@ def csv_text(frame: pd.DataFrame, *, lineterminator: str = "\n") -> str:
     masked floats...) or a single column is written by pandas itself.
     ``tests/test_manywrite_csv.py`` compares the two on hostile text.
     """
-    columns = [_column_fields(frame.iloc[:, i], lineterminator) for i in range(frame.shape[1])]
-    if len(columns) < 2 or any(c is None for c in columns) or frame.columns.nlevels != 1:
+    fields = [_column_fields(frame.iloc[:, i], lineterminator) for i in range(frame.shape[1])]
+    columns = [f for f in fields if f is not None]
+    if len(columns) < max(2, len(fields)) or frame.columns.nlevels != 1:
         return str(csv_frame(frame).to_csv(index=False, lineterminator=lineterminator))
     head = io.StringIO()
     csv.writer(head, lineterminator=lineterminator).writerow(
@@ -153,10 +155,10 @@ def _column_fields(series: pd.Series, lineterminator: str) -> tuple[np.ndarray, 
         values = series.to_numpy()
         # by bit pattern: -0.0 and 0.0 are two texts; NaN is any of its patterns
         codes, bits = pd.factorize(values.view(f"i{values.itemsize}"))
-        uniques = bits.view(values.dtype)
-        texts = uniques.astype(str).astype(object)
-        texts[np.isnan(uniques)] = ""
-        return texts, codes
+        floats = bits.view(values.dtype)
+        float_texts = floats.astype(str).astype(object)
+        float_texts[np.isnan(floats)] = ""
+        return float_texts, codes
     if isinstance(dtype, pd.CategoricalDtype):
         series = series.astype(object)
         dtype = series.dtype
@@ -166,7 +168,7 @@ def _column_fields(series: pd.Series, lineterminator: str) -> tuple[np.ndarray, 
     ):
         quote = _quoting(lineterminator)
         codes, uniques = pd.factorize(series, use_na_sentinel=True)
-        texts = [quote(csv_cell(str(u))) for u in uniques]  # type: ignore[arg-type]
+        texts = [quote(str(csv_cell(str(u)))) for u in uniques]
         return np.array([*texts, ""], dtype=object), codes
     if _integer_or_bool(dtype):
         codes, uniques = pd.factorize(series, use_na_sentinel=True)
@@ -174,15 +176,15 @@ def _column_fields(series: pd.Series, lineterminator: str) -> tuple[np.ndarray, 
     if pd.api.types.is_object_dtype(dtype):
         quote = _quoting(lineterminator)
         missing = series.isna().to_numpy()
-        texts = [
+        cells = [
             "" if gone else quote(_object_text(value))
             for value, gone in zip(series.tolist(), missing.tolist(), strict=True)
         ]
-        return np.array(texts, dtype=object), np.arange(len(texts))
+        return np.array(cells, dtype=object), np.arange(len(cells))
     return None
 
 
-def _integer_or_bool(dtype: object) -> bool:
+def _integer_or_bool(dtype: Any) -> bool:
     """Tell whether a column holds integers or booleans (numpy's, or pandas' masked ones)."""
     if isinstance(dtype, np.dtype):
         return dtype.kind in "iub"

@@ -109,7 +109,7 @@ def _texts(column: pd.Series) -> pd.Series:
     A text column's values are its texts already: only its missing values change.
     """
     if isinstance(column.dtype, pd.StringDtype):
-        values = column.to_numpy(dtype=object, na_value=None)
+        values = column.array.to_numpy(dtype=object, na_value=None)
         return pd.Series(values, index=column.index, dtype=object)
     values = column.to_numpy(dtype=object)
     missing = pd.isna(values)

@@ -116,8 +116,8 @@ def _value_texts(
     if isinstance(values, pd.api.extensions.ExtensionArray) and isinstance(
         values.dtype, pd.StringDtype
     ):  # pandas' text: its distinct texts found without making Python strings of every row
-        codes, uniques = pd.factorize(values, use_na_sentinel=True)
-        texts = [prefix + encode_basestring(u) for u in np.asarray(uniques, dtype=object)]
+        codes, found = values.factorize(use_na_sentinel=True)
+        texts = [prefix + encode_basestring(u) for u in np.asarray(found, dtype=object)]
         return list(np.array([*texts, prefix + "null"], dtype=object)[codes])
     if isinstance(values, np.ndarray) and values.dtype.kind in "fb":
         # floats by bit pattern: -0.0 and 0.0 are two texts
