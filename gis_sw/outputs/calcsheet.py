@@ -14,13 +14,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-from matplotlib.figure import Figure
 
 from gis_sw.outputs.atomic import atomic_path, write_bytes_atomic
 from gis_sw.outputs.csvcells import csv_text, excel_text
 from gis_sw.ruleset import Ruleset
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from gis_sw.screening import Screening
 
 logger = logging.getLogger(__name__)
@@ -191,6 +192,8 @@ def calc_sheet_figure(table: pd.DataFrame, *, title: str) -> Figure:
 
     Rows beyond what fits one page are left out with a note pointing to the CSV.
     """
+    from matplotlib.figure import Figure  # not imported by a run that draws nothing
+
     fig = Figure(figsize=PAGE_SIZE_IN)
     fig.text(0.03, 0.965, title, fontsize=12, weight="bold", va="top")
     fig.text(
