@@ -168,11 +168,11 @@ def _column_fields(series: pd.Series, lineterminator: str) -> tuple[np.ndarray, 
     ):
         quote = _quoting(lineterminator)
         codes, uniques = pd.factorize(series, use_na_sentinel=True)
-        texts = [quote(str(csv_cell(str(u)))) for u in uniques]
+        texts = [quote(str(csv_cell(str(u)))) for u in np.asarray(uniques, dtype=object)]
         return np.array([*texts, ""], dtype=object), codes
     if _integer_or_bool(dtype):
         codes, uniques = pd.factorize(series, use_na_sentinel=True)
-        return np.array([*map(str, uniques), ""], dtype=object), codes
+        return np.array([*map(str, np.asarray(uniques, dtype=object)), ""], dtype=object), codes
     if pd.api.types.is_object_dtype(dtype):
         quote = _quoting(lineterminator)
         missing = series.isna().to_numpy()
