@@ -186,3 +186,23 @@ def test_xlsx_no_findings(tmp_path: Path) -> None:
     assert list(got) == [TOWN_SHEET]
     assert [v for v, _ in got[TOWN_SHEET][0]] == list(SUMMARY_COLUMNS)
     assert len(got[TOWN_SHEET]) == 1
+
+
+def test_xlsx_widths_from_each_sheets_first_200_rows(tmp_path: Path) -> None:
+    """A long text after an application's 200th row does not widen its sheet's column."""
+    rows = 260
+    findings = _findings(rows)
+    findings["proposal_id"] = ["A"] * 230 + ["B"] * 30
+    findings["message"] = ["short"] * rows
+    findings.loc[215, "message"] = "L" * 50  # A's 216th row, the town's 216th
+    findings.loc[240, "message"] = "M" * 40  # B's 11th row
+    path = write_summary_xlsx(tmp_path / "summary.xlsx", findings)
+    book = load_workbook(path, read_only=False)
+    letter = chr(ord("A") + list(SUMMARY_COLUMNS).index("message"))
+    assert book[TOWN_SHEET].column_dimensions[letter].width == len("message") + 2
+    assert book["A"].column_dimensions[letter].width == len("message") + 2
+    assert book["B"].column_dimensions[letter].width == 40 + 2
+    frame = summary_frame(findings)
+    assert [book["B"].column_dimensions[chr(ord("A") + i)].width for i in range(14)] == _widths(
+        frame, list(range(230, 260))
+    )
