@@ -120,16 +120,18 @@ def test_geopackage_layers_read_back_as_given(tmp_path: Path) -> None:
 
 def test_xlsx_text_cells_once_per_text_equal_cell_by_cell() -> None:
     """A text column's cells built per distinct text equal the general path's, cell by cell."""
-    from gis_sw.outputs.excel import _column_cells
+    from gis_sw.outputs.excel import SharedStrings, _column_cells
 
     rng = np.random.default_rng(3)
     pool = np.array(["SW501", "a & b < c", "", "x\x07y", "Ünïcödé §", "=1+2", "m" * 80], object)
     values = pool[rng.integers(0, len(pool), 2000)]
     values[rng.random(2000) < 0.05] = None
     values[rng.random(2000) < 0.05] = float("nan")
-    cells, shown = _column_cells(pd.Series(values, dtype=object))
+    strings = SharedStrings()
+    cells, shown = _column_cells(pd.Series(values, dtype=object), strings)
     general, general_shown = _column_cells(pd.Series([*values, 7], dtype=object))  # mixed
     assert cells.tolist() == general[:-1].tolist()
     assert shown.tolist() == general_shown[:-1].tolist()
-    assert '<c t="inlineStr"><is><t xml:space="preserve">a &amp; b &lt; c</t></is></c>' in cells
+    # a shared string (manywrite: the workbook's texts are kept once, no longer inline)
+    assert f'<c t="s"><v>{strings.index["a &amp; b &lt; c"]}</v></c>' in cells
     assert max(shown.tolist()) == 60

@@ -8,18 +8,20 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-from matplotlib.figure import Figure
 
-from gis_sw.outputs.atomic import atomic_path
-from gis_sw.outputs.csvcells import CSV_ENCODING, csv_frame
+from gis_sw.outputs.atomic import atomic_path, write_bytes_atomic
+from gis_sw.outputs.csvcells import csv_text, excel_text
 from gis_sw.ruleset import Ruleset
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from gis_sw.screening import Screening
 
 logger = logging.getLogger(__name__)
@@ -66,17 +68,19 @@ def rounded(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def write_calc_sheet(table: pd.DataFrame, path: str | Path, *, overwrite: bool = False) -> Path:
-    """Write the calculation sheet as CSV (UTF-8, header row), atomically.
+    """Write the calculation sheet as CSV (UTF-8 with its BOM, header row), atomically.
+
+    The text is what pandas' ``to_csv`` gives the rounded sheet (lines ending in
+    ``os.linesep``, written as bytes), built column by column
+    (:func:`gis_sw.outputs.csvcells.csv_text`).
 
     Raises
     ------
     OutputError
         If ``path`` exists without ``overwrite`` or cannot be written.
     """
-    target = Path(path)
-    with atomic_path(target, overwrite=overwrite) as tmp:
-        csv_frame(rounded(table)).to_csv(tmp, index=False, encoding=CSV_ENCODING)
-    return target
+    text = excel_text(csv_text(rounded(table), lineterminator=os.linesep))
+    return write_bytes_atomic(Path(path), text.encode("utf-8"), overwrite=overwrite)
 
 
 def write_calc_sheet_pdf(
@@ -188,6 +192,8 @@ def calc_sheet_figure(table: pd.DataFrame, *, title: str) -> Figure:
 
     Rows beyond what fits one page are left out with a note pointing to the CSV.
     """
+    from matplotlib.figure import Figure  # not imported by a run that draws nothing
+
     fig = Figure(figsize=PAGE_SIZE_IN)
     fig.text(0.03, 0.965, title, fontsize=12, weight="bold", va="top")
     fig.text(

@@ -8,19 +8,24 @@ indented under it.  ``--details`` prints the full table of
 
 from __future__ import annotations
 
+import re
 import textwrap
+from collections import Counter
 from functools import lru_cache
 from typing import Any
 
 import pandas as pd
 
-from gis_sw.outputs.application import summary_of_records
+from gis_sw.outputs.application import _figures, _text, verdict_sentence
 
 WIDTH = 100
 _MARK = {"fail": "FAIL", "review": "REVIEW", "required": "REQUIRED", "info": "info"}
 
 
-_SPECIAL_SPACE = frozenset("\t\n\x0b\x0c\r")
+_SPECIAL_SPACE = re.compile("[\t\n\x0b\x0c\r]")
+"""The whitespace textwrap rewrites (found by one search, not a set test per character)."""
+_OTHER_SPACE = re.compile(r"[^\S ]")
+"""Any whitespace but the plain space (Unicode spaces too: textwrap may drop a word of them)."""
 
 
 def wrap(
@@ -37,7 +42,7 @@ def wrap(
         text
         and len(initial_indent) + len(text) <= width
         and not text[-1].isspace()
-        and _SPECIAL_SPACE.isdisjoint(text)
+        and _SPECIAL_SPACE.search(text) is None
     ):
         return [initial_indent + text]
     simple = _plain_wrap(text, width, initial_indent, subsequent_indent)
@@ -51,9 +56,10 @@ def _plain_wrap(
 ) -> list[str] | None:
     """Return textwrap's lines for a plain text, or None when the text is not plain.
 
-    Plain: words apart by single spaces, none of the whitespace textwrap rewrites, no space
-    at either end, no word too long for a line or made of Unicode spaces alone, and no
-    hyphenated word where a line breaks (textwrap may break after its hyphen).
+    Plain: words apart by single spaces, no other whitespace (neither what textwrap
+    rewrites nor a Unicode space, which might make a word textwrap drops), no space at
+    either end, no word too long for a line, and no hyphenated word where a line breaks
+    (textwrap may break after its hyphen).
     Then textwrap's greedy filling is this loop (``tests/test_perf14_console.py`` compares
     them on random texts).
     """
@@ -62,15 +68,11 @@ def _plain_wrap(
         or text[0] == " "
         or text[-1] == " "
         or "  " in text
-        or not _SPECIAL_SPACE.isdisjoint(text)
+        or _OTHER_SPACE.search(text) is not None
     ):
         return None
     words = text.split(" ")
     if max(map(len, words)) > width - max(len(initial_indent), len(subsequent_indent)):
-        return None
-    if not text.isascii() and not all(
-        word.strip() for word in words
-    ):  # a word of Unicode spaces: textwrap drops it
         return None
     lines: list[str] = []
     indent, start, end = initial_indent, 0, len(text)
@@ -120,27 +122,90 @@ def records(frame: pd.DataFrame) -> list[dict[Any, Any]]:
     return [dict(zip(names, row, strict=True)) for row in zip(*columns, strict=True)]
 
 
+_USED = (
+    *("proposal_id", "outcome", "waived", "rule_id", "subject_id"),
+    *("citation", "message", "measured", "threshold", "unit"),
+)
+"""The columns a block shows or is ordered by."""
+_LISTED = {"fail": 0, "review": 1, "required": 2, "info": 3}
+"""Outcomes a block lists, in the order it lists them (passes are counted)."""
+
+
 def format_blocks(findings: pd.DataFrame, *, width: int = WIDTH) -> str:
-    """One block per application: verdict, then each non-pass finding, wrapped to ``width``."""
-    blocks = []
-    by_pid: dict[str, list[dict[Any, Any]]] = {}
-    for record in records(findings.drop(columns="geometry", errors="ignore")):
-        by_pid.setdefault(str(record["proposal_id"]), []).append(record)
-    for proposal_id in sorted(by_pid):
-        summary = summary_of_records(by_pid[proposal_id], proposal_id)
-        passes = len(summary.passes)
-        lines = wrap(
-            f"{proposal_id}: {summary.verdict} ({passes} rule{'s' if passes != 1 else ''} met)",
-            width,
-            subsequent_indent="  ",
+    """One block per application: verdict, then each non-pass finding, wrapped to ``width``.
+
+    Built column by column: the verdict from each application's counts, and the lines of
+    a finding once per distinct (outcome, rule, figures, citation, sentence); the blocks
+    are those :func:`gis_sw.outputs.application.summary_of_records` lays out
+    (``tests/test_manywrite_console.py`` compares them on hostile findings).
+    """
+    n = len(findings)
+    columns = {name: _values(findings[name]) for name in _USED if name in findings.columns}
+    blank: list[Any] = [None] * n
+    pids = [str(v) for v in columns["proposal_id"]]
+    outcomes = [_text(v) for v in columns["outcome"]]
+    waived = [bool(v) for v in columns.get("waived", blank)]
+    rules = [str(v) for v in columns["rule_id"]]
+    subjects = [str(v) for v in columns["subject_id"]]
+    passes = Counter(p for p, o in zip(pids, outcomes, strict=True) if o == "pass")
+    unwaived = Counter(
+        (p, o) for p, o, w in zip(pids, outcomes, waived, strict=True) if not w and o in _LISTED
+    )
+    listed = [i for i, o in enumerate(outcomes) if o in _LISTED]
+    listed.sort(key=lambda i: (pids[i], _LISTED[outcomes[i]], rules[i], subjects[i]))
+    lines_of = _FindingLines(columns, blank, width)
+    blocks, at = [], 0
+    for pid in sorted(set(pids)):
+        counts = {o: unwaived[pid, o] for o in ("fail", "review", "required")}
+        met = passes[pid]
+        lines = lines_of.wrap(
+            f"{pid}: {verdict_sentence(counts)} ({met} rule{'s' if met != 1 else ''} met)",
+            "",
+            "  ",
         )
-        for item in (*summary.problems, *summary.obligations, *summary.info):
-            figures = ""
-            if item.measured or item.limit:
-                figures = f": {item.measured or '-'} against {item.limit or '-'}"
-            waived = " (waived)" if item.waived else ""
-            head = f"  {_MARK.get(item.outcome, item.outcome):<8} {item.rule_id}{waived}{figures}"
-            lines += wrap(f"{head} ({item.citation})", width, subsequent_indent=" " * 11)
-            lines += wrap(item.message, width, initial_indent=" " * 11, subsequent_indent=" " * 11)
+        while at < len(listed) and pids[listed[at]] == pid:
+            lines += lines_of.finding(listed[at], outcomes[listed[at]], waived[listed[at]])
+            at += 1
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
+
+
+class _FindingLines:
+    """The wrapped lines of findings, each distinct text wrapped once."""
+
+    def __init__(self, columns: dict[Any, list[Any]], blank: list[Any], width: int) -> None:
+        self.width = width
+        self.rule_id = columns["rule_id"]
+        self.citation = columns.get("citation", blank)
+        self.message = columns.get("message", blank)
+        self.measured = columns.get("measured", blank)
+        self.threshold = columns.get("threshold", blank)
+        self.unit = columns.get("unit", blank)
+        self.figures: dict[tuple[Any, ...], tuple[str, str]] = {}
+        self.wrapped: dict[tuple[str, str, str], list[str]] = {}
+
+    def wrap(self, text: str, first: str, rest: str) -> list[str]:
+        """Return :func:`wrap` of ``text`` at the width (computed once per text)."""
+        key = (text, first, rest)
+        found = self.wrapped.get(key)
+        if found is None:
+            found = self.wrapped[key] = wrap(
+                text, self.width, initial_indent=first, subsequent_indent=rest
+            )
+        return found
+
+    def finding(self, i: int, outcome: str, waived: bool) -> list[str]:
+        """Return the head line(s) and the sentence's lines of row ``i``."""
+        measured, limit, unit = self.measured[i], self.threshold[i], _text(self.unit[i])
+        key = (type(measured), repr(measured), type(limit), repr(limit), unit)
+        figures = self.figures.get(key)
+        if figures is None:
+            figures = self.figures[key] = _figures(measured, limit, unit)
+        shown = f": {figures[0] or '-'} against {figures[1] or '-'}" if any(figures) else ""
+        mark = f"{_MARK.get(outcome, outcome):<8}"
+        head = f"  {mark} {_text(self.rule_id[i])}{' (waived)' if waived else ''}{shown}"
+        indent = " " * 11
+        return [
+            *self.wrap(f"{head} ({_text(self.citation[i])})", "", indent),
+            *self.wrap(_text(self.message[i]), indent, indent),
+        ]

@@ -3,11 +3,18 @@ r"""``summary.xlsx``: the findings for Excel, one sheet per application and one 
 Cells from the data are written as text cells, never as formulas (a proposal id of
 ``=HYPERLINK(...)`` stays text), and control characters, which the XLSX format cannot hold,
 are shown as ``\xNN``.  Numbers (measured, limit) stay numbers so staff can sort and sum.
+
+The workbook's XML is written here, column by column (a cell library took minutes for
+20,000 applications).  Every distinct text is kept once, in the shared-strings table
+(``xl/sharedStrings.xml``), and a text cell names its index: a finding's sentence is on
+the town sheet and on its application's sheet, and the same sentence on thousands of rows
+(inline strings made four times the XML to build and compress).
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import zipfile
 from collections.abc import Iterable
@@ -49,23 +56,17 @@ def _cell_text(value: object) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(value))
 
 
-_TEXT_CELL = ('<c t="inlineStr"><is><t xml:space="preserve">', "</t></is></c>")
 _EMPTY_CELL = "<c/>"
 _NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 _REL_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 _PKG_REL_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
-_SHEET_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"
+_OFFICE = "application/vnd.openxmlformats-officedocument.spreadsheetml"
 _CHUNK_ROWS = 20_000
 """Rows joined and written to the zip at a time (a 500,000-row sheet is not held whole)."""
-
-
-def _column_letter(index: int) -> str:
-    """Return the column letters: ``A`` for 1, ``Z`` for 26, ``AA`` for 27."""
-    letters = ""
-    while index > 0:
-        index, rest = divmod(index - 1, 26)
-        letters = chr(ord("A") + rest) + letters
-    return letters
+_SHOWN_MAX = 60
+"""Widest column, in characters."""
+_WIDTH_ROWS = 200
+"""A column is as wide as its longest value among a sheet's first rows."""
 
 
 def _number_text(number: float) -> str:
@@ -88,19 +89,53 @@ def _escaped(texts: list[str]) -> list[str]:
     return joined.split("\x00") if texts else []
 
 
-def _column_cells(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+class SharedStrings:
+    """The workbook's shared-strings table: each distinct (escaped) text once, in first use."""
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+
+    def cells(self, texts: list[str]) -> list[str]:
+        """Return the ``<c>`` element of each text: its shared string, or empty for ``""``."""
+        index = self.index
+        out = []
+        for text in _escaped(texts):
+            if text:
+                out.append(f'<c t="s"><v>{index.setdefault(text, len(index))}</v></c>')
+            else:
+                out.append(_EMPTY_CELL)
+        return out
+
+    def xml(self) -> str:
+        """Return ``xl/sharedStrings.xml``."""
+        items = "".join(f'<si><t xml:space="preserve">{t}</t></si>' for t in self.index)
+        return (
+            f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<sst xmlns="{_NS}" '
+            f'uniqueCount="{len(self.index)}">{items}</sst>'
+        )
+
+
+def _column_cells(
+    column: pd.Series, strings: SharedStrings | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Every value's ``<c>`` element and its shown length (for the column width).
 
-    Numbers of a numeric column are number cells; everything else (booleans too) is an
-    inline string cell, never a formula; a missing value (None, NA, NaN) or an empty text
-    is an empty cell.
+    Numbers of a numeric column are number cells; everything else (booleans too) is a
+    text cell (a shared string of ``strings``, never a formula); a missing value (None,
+    NA, NaN), a non-finite number or an empty text is an empty cell.  Texts and figures
+    are formatted once per distinct value.
     """
+    strings = SharedStrings() if strings is None else strings
+    if isinstance(column.dtype, pd.StringDtype):
+        return _text_column_cells(column, strings)
+    if isinstance(column.dtype, np.dtype) and column.dtype.kind in "fb":
+        return _float_or_bool_cells(column.to_numpy(), strings)
     values = column.to_numpy(dtype=object)
     if pd.api.types.infer_dtype(values, skipna=True) == "string":
-        return _text_column_cells(values)
+        return _text_column_cells(pd.Series(values, dtype=object), strings)
     n = len(values)
     present = ~pd.isna(values)
-    shown = np.minimum(np.fromiter(map(len, map(str, values)), dtype="int64", count=n), 60)
+    shown = np.minimum(np.fromiter(map(len, map(str, values)), dtype="int64", count=n), _SHOWN_MAX)
     cells = np.full(n, _EMPTY_CELL, dtype=object)
     numeric = pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
     if numeric:
@@ -109,37 +144,59 @@ def _column_cells(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
         numbers = values[as_number].astype("float64")
         finite = np.isfinite(numbers)
         where = np.flatnonzero(as_number)[finite]
-        cells[where] = [f"<c><v>{_number_text(x)}</v></c>" for x in numbers[finite].tolist()]
+        codes, bits = pd.factorize(numbers[finite].view("int64"))  # -0.0 apart from 0.0
+        distinct = bits.view("float64").tolist()
+        texts = np.array([f"<c><v>{_number_text(x)}</v></c>" for x in distinct], dtype=object)
+        cells[where] = texts[codes]
         present = present & is_bool  # booleans of a numeric column are text
     if present.any():
-        texts = list(map(str, values[present]))
-        head, tail = _TEXT_CELL
-        cells[present] = [f"{head}{t}{tail}" if t else _EMPTY_CELL for t in _escaped(texts)]
+        codes, distinct = pd.factorize(np.array(list(map(str, values[present])), dtype=object))
+        cells[present] = np.array(strings.cells(list(distinct)), dtype=object)[codes]
     return cells, shown
 
 
-def _text_column_cells(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _float_or_bool_cells(
+    values: np.ndarray, strings: SharedStrings
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_column_cells` of a numpy float or bool column, built once per distinct value.
+
+    A float is a number cell (empty when NaN or infinite), a boolean a text cell; the
+    shown length is that of the value's text (``nan`` too).
+    """
+    if values.dtype.kind == "f":
+        # by bit pattern: -0.0 (written -0) apart from 0.0
+        codes, bits = pd.factorize(values.astype("float64").view("int64"))
+        distinct = bits.view("float64").tolist()
+        cells = [
+            f"<c><v>{_number_text(x)}</v></c>" if math.isfinite(x) else _EMPTY_CELL
+            for x in distinct
+        ]
+    else:
+        codes, flags = pd.factorize(values)
+        distinct = flags.tolist()
+        cells = strings.cells([str(x) for x in distinct])
+    shown = np.array([min(len(str(x)), _SHOWN_MAX) for x in distinct], dtype="int64")
+    return np.array(cells, dtype=object)[codes], shown[codes]
+
+
+def _text_column_cells(column: pd.Series, strings: SharedStrings) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_column_cells` of a column of text (and missing values), built once per text.
 
     Rule ids, citations, outcomes and proposal ids repeat over thousands of rows.
     """
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
-    texts = [str(u) for u in uniques]
-    head, tail = _TEXT_CELL
-    unique_cells = np.array(
-        [f"{head}{t}{tail}" if t else _EMPTY_CELL for t in _escaped(texts)] + [_EMPTY_CELL],
-        dtype=object,
-    )
+    codes, uniques = pd.factorize(column, use_na_sentinel=True)
+    texts = list(map(str, np.asarray(uniques, dtype=object)))
+    unique_cells = np.array([*strings.cells(texts), _EMPTY_CELL], dtype=object)
     unique_shown = np.fromiter(map(len, texts), dtype="int64", count=len(texts))
-    shown = np.empty(len(values), dtype="int64")
+    shown = np.empty(len(column), dtype="int64")
     found = codes >= 0
     shown[found] = unique_shown[codes[found]]
-    missing = values[~found]  # None, NaN, NA: the length of their text, as for any column
+    missing = column[~found].to_numpy(dtype=object)  # None, NaN, NA: the length of their text
     shown[~found] = np.fromiter(map(len, map(str, missing)), dtype="int64", count=len(missing))
-    return unique_cells[codes], np.minimum(shown, 60)
+    return unique_cells[codes], np.minimum(shown, _SHOWN_MAX)
 
 
-def _sheet_head(widths: np.ndarray) -> str:
+def _sheet_head(widths: np.ndarray, header: str) -> str:
     cols = "".join(
         f'<col min="{i}" max="{i}" width="{w + 2}" customWidth="1"/>'
         for i, w in enumerate(widths.tolist(), start=1)
@@ -148,29 +205,29 @@ def _sheet_head(widths: np.ndarray) -> str:
         f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<worksheet xmlns="{_NS}">'
         '<sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" '
         'activePane="bottomLeft" state="frozen"/></sheetView></sheetViews>'
-        f"<cols>{cols}</cols><sheetData>"
+        f'<cols>{cols}</cols><sheetData><row r="1">{header}</row>'
     )
 
 
-def _write_sheet(
-    book: zipfile.ZipFile, name: str, header: str, rows: np.ndarray, widths: np.ndarray
-) -> None:
-    with book.open(name, "w", force_zip64=True) as handle:
-        handle.write(_sheet_head(widths).encode("utf-8"))
-        handle.write(f'<row r="1">{header}</row>'.encode())
-        for start in range(0, len(rows), _CHUNK_ROWS):
-            chunk = rows[start : start + _CHUNK_ROWS]
-            handle.write(
-                "".join(
-                    f'<row r="{r}">{body}</row>'
-                    for r, body in enumerate(chunk.tolist(), start=start + 2)
-                ).encode("utf-8")
-            )
-        handle.write(b"</sheetData></worksheet>")
+_SHEET_TAIL = "</sheetData></worksheet>"
 
 
-def _package_parts(sheets: list[str]) -> dict[str, str]:
-    """Return the workbook, its relationships, styles and content types for ``sheets`` (names)."""
+class _RowTags:
+    """The ``<row r="N">`` opening tags, made once for the longest sheet."""
+
+    def __init__(self, rows: int) -> None:
+        self.tags = [f'<row r="{r}">' for r in range(2, rows + 2)]
+
+    def body(self, rows: list[str], first: int = 0) -> str:
+        """Return the ``<row>`` elements of ``rows``, the first at data row ``first`` (0: row 2)."""
+        if not rows:
+            return ""
+        tags = self.tags[first : first + len(rows)]
+        return "</row>".join(map(str.__add__, tags, rows)) + "</row>"
+
+
+def _package_parts(sheets: list[str], strings: str) -> dict[str, str]:
+    """Return the workbook, its relationships, styles, shared strings and content types."""
     head = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
     listed = "".join(
         f'<sheet name="{escape(name, {chr(34): "&quot;"})}" sheetId="{i}" r:id="rId{i}"/>'
@@ -182,19 +239,19 @@ def _package_parts(sheets: list[str]) -> dict[str, str]:
     )
     styles_id = len(sheets) + 1
     overrides = "".join(
-        f'<Override PartName="/xl/worksheets/sheet{i}.xml" ContentType="{_SHEET_TYPE}"/>'
+        f'<Override PartName="/xl/worksheets/sheet{i}.xml" ContentType="{_OFFICE}.worksheet+xml"/>'
         for i in range(1, len(sheets) + 1)
     )
-    office = "application/vnd.openxmlformats-officedocument.spreadsheetml"
     return {
         "[Content_Types].xml": (
             f'{head}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
             '<Default Extension="rels" '
             'ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
             '<Default Extension="xml" ContentType="application/xml"/>'
-            f'<Override PartName="/xl/workbook.xml" ContentType="{office}.sheet.main+xml"/>'
-            f'<Override PartName="/xl/styles.xml" ContentType="{office}.styles+xml"/>'
-            f"{overrides}</Types>"
+            f'<Override PartName="/xl/workbook.xml" ContentType="{_OFFICE}.sheet.main+xml"/>'
+            f'<Override PartName="/xl/styles.xml" ContentType="{_OFFICE}.styles+xml"/>'
+            '<Override PartName="/xl/sharedStrings.xml" '
+            f'ContentType="{_OFFICE}.sharedStrings+xml"/>{overrides}</Types>'
         ),
         "_rels/.rels": (
             f'{head}<Relationships xmlns="{_PKG_REL_NS}"><Relationship Id="rId1" '
@@ -206,7 +263,9 @@ def _package_parts(sheets: list[str]) -> dict[str, str]:
         ),
         "xl/_rels/workbook.xml.rels": (
             f'{head}<Relationships xmlns="{_PKG_REL_NS}">{rels}<Relationship '
-            f'Id="rId{styles_id}" Type="{_REL_NS}/styles" Target="styles.xml"/></Relationships>'
+            f'Id="rId{styles_id}" Type="{_REL_NS}/styles" Target="styles.xml"/><Relationship '
+            f'Id="rId{styles_id + 1}" Type="{_REL_NS}/sharedStrings" '
+            'Target="sharedStrings.xml"/></Relationships>'
         ),
         "xl/styles.xml": (
             f'{head}<styleSheet xmlns="{_NS}"><fonts count="1"><font><sz val="11"/>'
@@ -218,7 +277,21 @@ def _package_parts(sheets: list[str]) -> dict[str, str]:
             'fontId="0" fillId="0" borderId="0" xfId="0"/></cellXfs><cellStyles count="1">'
             '<cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles></styleSheet>'
         ),
+        "xl/sharedStrings.xml": strings,
     }
+
+
+def _group_widths(shown: np.ndarray, bounds: np.ndarray, title_len: np.ndarray) -> np.ndarray:
+    """Return each group's column widths: its first rows' longest values, or the titles.
+
+    ``shown`` holds the rows grouped (group ``k`` is ``bounds[k]:bounds[k + 1]``, none
+    empty); one pass over them, not a search per group (20,000 applications).
+    """
+    if len(bounds) < 2:
+        return np.zeros((0, len(title_len)), dtype="int64")
+    rank = np.arange(len(shown)) - np.repeat(bounds[:-1], np.diff(bounds))
+    first = np.where((rank < _WIDTH_ROWS)[:, None], shown, 0)
+    return np.maximum(title_len, np.maximum.reduceat(first, bounds[:-1], axis=0))
 
 
 def write_summary_xlsx(
@@ -226,12 +299,9 @@ def write_summary_xlsx(
 ) -> Path:
     """Write ``summary.xlsx`` atomically: a ``Town`` sheet, then one sheet per application.
 
-    The ``Town`` sheet holds every finding.
-
-    The workbook's XML is written here, column by column (a cell library took minutes for
-    20,000 applications): inline string cells for text, number cells for numbers, each
-    row's cells built once and shared by the town sheet and its application's sheet.  A
-    column is as wide as its longest value among a sheet's first 200 rows (60 at most).
+    The ``Town`` sheet holds every finding; each row's cells are built once and shared by
+    the town sheet and its application's sheet.  A column is as wide as its longest value
+    among a sheet's first 200 rows (60 at most).
 
     Raises
     ------
@@ -240,37 +310,49 @@ def write_summary_xlsx(
     """
     frame = summary_frame(findings)
     columns = list(frame.columns)
-    header_cells, _ = _column_cells(pd.Series(columns, dtype=object))
+    strings = SharedStrings()
+    header_cells, _ = _column_cells(pd.Series(columns, dtype=object), strings)
     header = "".join(header_cells.tolist())
     title_len = np.array([len(str(c)) for c in columns], dtype="int64")
-    built = [_column_cells(frame[c]) for c in columns]
-    rows = np.full(len(frame), "", dtype=object)
-    for cells, _ in built:
-        rows = rows + cells
+    built = [_column_cells(frame[c], strings) for c in columns]
+    rows: list[str] = (
+        list(map("".join, zip(*(cells.tolist() for cells, _ in built), strict=True)))
+        if columns
+        else [""] * len(frame)
+    )
     shown = (
         np.column_stack([s for _, s in built]) if columns else np.zeros((len(frame), 0), "int64")
     )
-
-    def widths(index: np.ndarray) -> np.ndarray:
-        return np.maximum(title_len, shown[index[:200]].max(axis=0, initial=0))
-
-    pids = frame["proposal_id"].astype(str).to_numpy()
+    pids = frame["proposal_id"].astype(str).to_numpy(dtype=object)
     names = sheet_names(pids.tolist())
-    by_pid: dict[str, list[int]] = {}
-    for i, pid in enumerate(pids.tolist()):
-        by_pid.setdefault(pid, []).append(i)
-    order = [TOWN_SHEET, *sorted(names.values(), key=str.lower)]
+    codes, uniques = pd.factorize(pids)
+    order = np.argsort(codes, kind="stable")  # each application's rows, in the town's order
+    bounds = np.searchsorted(codes[order], np.arange(len(uniques) + 1))
+    group = {pid: k for k, pid in enumerate(uniques.tolist())}
+    group_widths = _group_widths(shown[order], bounds, title_len)
     pid_of = {name: pid for pid, name in names.items()}
+    sheets = [TOWN_SHEET, *sorted(names.values(), key=str.lower)]
+    tags = _RowTags(len(rows))
     with (
         atomic_path(path, overwrite=overwrite) as tmp,
         zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as book,
     ):
-        for part, text in _package_parts(order).items():
+        for part, text in _package_parts(sheets, strings.xml()).items():
             book.writestr(part, text)
-        for i, name in enumerate(order, start=1):
-            if name == TOWN_SHEET:
-                index = np.arange(len(frame))
-            else:
-                index = np.array(by_pid[pid_of[name]], dtype="int64")
-            _write_sheet(book, f"xl/worksheets/sheet{i}.xml", header, rows[index], widths(index))
+        widths = np.maximum(title_len, shown[:_WIDTH_ROWS].max(axis=0, initial=0))
+        with book.open("xl/worksheets/sheet1.xml", "w", force_zip64=True) as handle:
+            handle.write(_sheet_head(widths, header).encode("utf-8"))
+            for start in range(0, len(rows), _CHUNK_ROWS):
+                chunk = rows[start : start + _CHUNK_ROWS]
+                handle.write(tags.body(chunk, start).encode("utf-8"))
+            handle.write(_SHEET_TAIL.encode())
+        heads: dict[bytes, str] = {}  # applications' sheets share their column widths
+        for i, name in enumerate(sheets[1:], start=2):
+            k = group[pid_of[name]]
+            widths = group_widths[k]
+            head = heads.get(widths.tobytes())
+            if head is None:
+                head = heads[widths.tobytes()] = _sheet_head(widths, header)
+            body = tags.body([rows[j] for j in order[bounds[k] : bounds[k + 1]].tolist()])
+            book.writestr(f"xl/worksheets/sheet{i}.xml", (head + body + _SHEET_TAIL).encode())
     return Path(path)

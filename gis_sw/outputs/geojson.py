@@ -25,6 +25,7 @@ lines) keeps its polygonal part, or else its lines, or else its points.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import geopandas as gpd
 import numpy as np
@@ -103,18 +104,32 @@ def split_by_family(findings: gpd.GeoDataFrame) -> dict[str, gpd.GeoDataFrame]:
 
 
 def _texts(column: pd.Series) -> pd.Series:
-    """Each value as text, None where missing (one pass: 500,000 findings)."""
+    """Each value as text, None where missing (one pass: 500,000 findings).
+
+    A text column's values are its texts already: only its missing values change.
+    """
+    if isinstance(column.dtype, pd.StringDtype):
+        values = column.array.to_numpy(dtype=object, na_value=None)
+        return pd.Series(values, index=column.index, dtype=object)
     values = column.to_numpy(dtype=object)
     missing = pd.isna(values)
     texts = pd.Series(list(map(str, values)), index=column.index, dtype=object)
     return texts.where(~missing, None)
 
 
-def plain_properties(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
-    """Plain types GDAL writes well: str, float, bool."""
+def plain_properties(frame: gpd.GeoDataFrame, *, keep_text: bool = False) -> gpd.GeoDataFrame:
+    """Plain types GDAL writes well: str, float, bool.
+
+    With ``keep_text``, a column of pandas' text dtype is kept as it is (GDAL's Arrow
+    writer takes it without a conversion; its missing values are nulls either way).
+    """
     out = frame.copy()
     for name in out.columns:
-        if name == out.geometry.name:
+        if name == out.geometry.name or (
+            keep_text
+            and isinstance(out[name].dtype, pd.StringDtype)
+            and name not in ("waived", "measured", "threshold")
+        ):
             continue
         if name == "waived":
             out[name] = out[name].fillna(False).astype(bool)  # noqa: FBT003
@@ -145,12 +160,20 @@ def write_findings_geojson(
     written = []
     for family, path in targets.items():
         frame = plain_properties(
-            gpd.GeoDataFrame(parts[family], geometry="geometry", crs=findings.crs)
+            gpd.GeoDataFrame(parts[family], geometry="geometry", crs=findings.crs),
+            keep_text=True,
         )
         with atomic_path(path, overwrite=overwrite) as tmp:
             _write_one(tmp, path.stem, frame, FAMILY_FILES[family][1])
         written.append(path)
     return written
+
+
+def _column_values(column: pd.Series) -> Any:
+    """Return a column as the text writer takes it: pandas' text array, numpy array or list."""
+    if isinstance(column.dtype, pd.StringDtype):
+        return column.array
+    return column.to_numpy() if column.dtype.kind in "fb" else column.tolist()
 
 
 def _write_one(tmp: Path, name: str, frame: gpd.GeoDataFrame, kind: str) -> None:
@@ -167,6 +190,6 @@ def _write_one(tmp: Path, name: str, frame: gpd.GeoDataFrame, kind: str) -> None
             layer_options={"RFC7946": "YES", "COORDINATE_PRECISION": "7"},
         )
         return
-    properties = {c: frame[c].tolist() for c in frame.columns if c != frame.geometry.name}
+    properties = {c: _column_values(frame[c]) for c in frame.columns if c != frame.geometry.name}
     with tmp.open("w", encoding="utf-8") as handle:
         write_feature_collection(handle, name, properties, geoms, kind=kind, crs=frame.crs)

@@ -38,14 +38,17 @@ def write_findings_geopackage(
     """
     path = Path(path)
     parts = split_by_family(findings)
-    table = pd.DataFrame(plain_properties(findings).drop(columns=findings.geometry.name))
+    table = pd.DataFrame(
+        plain_properties(findings, keep_text=True).drop(columns=findings.geometry.name)
+    )
     with atomic_path(path, overwrite=overwrite) as tmp:
         with warnings.catch_warnings():  # an attribute table has no CRS, by design
             warnings.filterwarnings("ignore", message="'crs' was not provided")
             pyogrio.write_dataframe(table, tmp, driver="GPKG", layer="findings", use_arrow=True)
         for family, (_, geometry_type) in FAMILY_FILES.items():
             frame = plain_properties(
-                gpd.GeoDataFrame(parts[family], geometry="geometry", crs=findings.crs)
+                gpd.GeoDataFrame(parts[family], geometry="geometry", crs=findings.crs),
+                keep_text=True,
             )
             pyogrio.write_dataframe(
                 frame,

@@ -7,7 +7,6 @@ waiver_reason, measured, threshold, unit, citation, severity, title, message, fi
 
 from __future__ import annotations
 
-import io
 import math
 from collections import Counter
 from pathlib import Path
@@ -16,7 +15,7 @@ import pandas as pd
 
 from gis_sw.analysis.wording import figure_pair
 from gis_sw.outputs.atomic import write_text_atomic
-from gis_sw.outputs.csvcells import csv_frame, excel_text
+from gis_sw.outputs.csvcells import csv_text, excel_text
 from gis_sw.redact import printable
 
 __all__ = [
@@ -66,9 +65,8 @@ def write_summary_csv(path: str | Path, findings: pd.DataFrame, *, overwrite: bo
     OutputError
         If the file exists and ``overwrite`` is False, or it cannot be written.
     """
-    buffer = io.StringIO()
-    csv_frame(summary_frame(findings)).to_csv(buffer, index=False, lineterminator="\n")
-    return write_text_atomic(path, excel_text(buffer.getvalue()), overwrite=overwrite)
+    text = csv_text(summary_frame(findings), lineterminator="\n")
+    return write_text_atomic(path, excel_text(text), overwrite=overwrite)
 
 
 def format_value(value: object, unit: str) -> str:
