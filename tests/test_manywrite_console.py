@@ -16,6 +16,7 @@ import pytest
 
 from gis_sw.outputs.application import summary_of_records
 from gis_sw.outputs.console import format_blocks, records, wrap
+from gis_sw.redact import printable
 
 _MARK = {"fail": "FAIL", "review": "REVIEW", "required": "REQUIRED", "info": "info"}
 IDS = [
@@ -48,7 +49,8 @@ def reference(findings: pd.DataFrame, width: int = 100) -> str:
         summary = summary_of_records(by_pid[proposal_id], proposal_id)
         passes = len(summary.passes)
         lines = wrap(
-            f"{proposal_id}: {summary.verdict} ({passes} rule{'s' if passes != 1 else ''} met)",
+            f"{printable(proposal_id)}: {summary.verdict} "
+            f"({passes} rule{'s' if passes != 1 else ''} met)",
             width,
             subsequent_indent="  ",
         )
@@ -59,7 +61,9 @@ def reference(findings: pd.DataFrame, width: int = 100) -> str:
             waived = " (waived)" if item.waived else ""
             head = f"  {_MARK.get(item.outcome, item.outcome):<8} {item.rule_id}{waived}{figures}"
             lines += wrap(f"{head} ({item.citation})", width, subsequent_indent=" " * 11)
-            lines += wrap(item.message, width, initial_indent=" " * 11, subsequent_indent=" " * 11)
+            lines += wrap(
+                printable(item.message), width, initial_indent=" " * 11, subsequent_indent=" " * 11
+            )
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
 
@@ -140,3 +144,27 @@ def test_blocks_verdict_counts_and_waived_marks() -> None:
     assert lines[1] == "  FAIL     SW205: 9.98 ft against 10.00 ft (§ 183-12C(2)(c)[6])"  # D1 first
     assert lines[3] == "  FAIL     SW205 (waived): 9.99 ft against 10.00 ft (§ 183-12C(2)(c)[6])"
     assert lines[-1] == "B: Meets every screened rule; the law attaches no obligation. (1 rule met)"
+
+
+def test_blocks_escape_control_characters_in_ids_and_sentences() -> None:
+    findings = pd.DataFrame(
+        {
+            "proposal_id": ["P-1\x1b[2J", "two\nlines"],
+            "rule_id": ["SW101", "SW101"],
+            "subject_id": ["a", "b"],
+            "outcome": ["fail", "review"],
+            "waived": [False, False],
+            "measured": [260.0, None],
+            "threshold": [250.0, None],
+            "unit": ["sq ft", None],
+            "citation": ["§ 183-12A", "§ 183-12A"],
+            "message": ["bell\x07 and \x1b[31mred", "fine"],
+        }
+    )
+    text = format_blocks(findings)
+    assert "\x1b" not in text
+    assert "\x07" not in text
+    lines = text.splitlines()
+    assert lines[0].startswith("P-1\\x1b[2J: Does not comply as proposed")
+    assert lines[2] == "           bell\\x07 and \\x1b[31mred"
+    assert lines[4].startswith("two\\nlines: ")

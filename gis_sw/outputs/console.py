@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from gis_sw.outputs.application import _figures, _text, verdict_sentence
+from gis_sw.redact import printable
 
 WIDTH = 100
 _MARK = {"fail": "FAIL", "review": "REVIEW", "required": "REQUIRED", "info": "info"}
@@ -132,7 +133,11 @@ _LISTED = {"fail": 0, "review": 1, "required": 2, "info": 3}
 
 
 def format_blocks(findings: pd.DataFrame, *, width: int = WIDTH) -> str:
-    """One block per application: verdict, then each non-pass finding, wrapped to ``width``.
+    r"""One block per application: verdict, then each non-pass finding, wrapped to ``width``.
+
+    Ids and sentences are printed with control characters escaped
+    (:func:`gis_sw.redact.printable`: ``\x1b``, ``\n``), so no id can forge a line or
+    drive the terminal.
 
     Built column by column: the verdict from each application's counts, and the lines of
     a finding once per distinct (outcome, rule, figures, citation, sentence); the blocks
@@ -159,7 +164,8 @@ def format_blocks(findings: pd.DataFrame, *, width: int = WIDTH) -> str:
         counts = {o: unwaived[pid, o] for o in ("fail", "review", "required")}
         met = passes[pid]
         lines = lines_of.wrap(
-            f"{pid}: {verdict_sentence(counts)} ({met} rule{'s' if met != 1 else ''} met)",
+            f"{printable(pid)}: {verdict_sentence(counts)} "
+            f"({met} rule{'s' if met != 1 else ''} met)",
             "",
             "  ",
         )
@@ -207,5 +213,5 @@ class _FindingLines:
         indent = " " * 11
         return [
             *self.wrap(f"{head} ({_text(self.citation[i])})", "", indent),
-            *self.wrap(_text(self.message[i]), indent, indent),
+            *self.wrap(printable(_text(self.message[i])), indent, indent),
         ]
