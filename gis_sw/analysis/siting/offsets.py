@@ -86,8 +86,7 @@ def _circles(centres: np.ndarray, radius: float, quad_segs: int) -> np.ndarray:
     angles = -np.arange(steps) * (2.0 * np.pi / steps)
     ring = radius * np.stack([np.cos(angles), np.sin(angles)], axis=1)
     coords = (centres[:, None, :] + ring[None, :, :]).reshape(-1, 2)
-    which = np.repeat(np.arange(len(centres)), steps)
-    return np.asarray(shapely.polygons(shapely.linearrings(coords, indices=which)), dtype=object)
+    return _polygons(coords, np.full(len(centres), steps))
 
 
 def _convex_buffers(
@@ -150,9 +149,7 @@ def _outward(
         where = (first[at, None] + np.arange(count + 1)[None, :]).ravel()
         coords[where, 0] = (centres[at, 0, None] + distance * np.cos(angle)).ravel()
         coords[where, 1] = (centres[at, 1, None] + distance * np.sin(angle)).ravel()
-    per_ring = (steps + 1).reshape(m, n).sum(axis=1)
-    rings = shapely.linearrings(coords, indices=np.repeat(np.arange(m), per_ring))
-    return np.asarray(shapely.polygons(rings), dtype=object)
+    return _polygons(coords, (steps + 1).reshape(m, n).sum(axis=1))
 
 
 def _inward(
@@ -169,7 +166,17 @@ def _inward(
     edges = np.roll(moved, -1, axis=1) - moved
     along = np.sum(edges * unit, axis=2)
     kept = (along > 1e-9 * (1.0 + np.abs(moved).max(axis=2))).all(axis=1)
-    n = moved.shape[1]
-    which = np.repeat(np.arange(kept.sum()), n)
-    rings = shapely.linearrings(moved[kept].reshape(-1, 2), indices=which)
-    return np.asarray(shapely.polygons(rings), dtype=object), kept
+    inner = _polygons(moved[kept].reshape(-1, 2), np.full(int(kept.sum()), moved.shape[1]))
+    return inner, kept
+
+
+def _polygons(coords: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Return one polygon per ring: ``sizes[i]`` consecutive ``coords``, closed here."""
+    ends = np.cumsum(sizes)
+    ring = np.repeat(np.arange(len(sizes)), sizes)
+    closed = np.empty((len(coords) + len(sizes), 2))
+    closed[np.arange(len(coords)) + ring] = coords
+    closed[ends + np.arange(len(sizes))] = coords[ends - sizes]
+    offsets = (np.r_[0, np.cumsum(sizes + 1)], np.arange(len(sizes) + 1))
+    built = shapely.from_ragged_array(shapely.GeometryType.POLYGON, closed, offsets)
+    return np.asarray(built, dtype=object)
