@@ -83,7 +83,7 @@ BUFFER_QUAD_SEGS = 32
 :func:`gis_sw.analysis.bands.adjacent_buffers`, exact to 0.01 sq ft).  Siting buffers use
 the radius grown by the chord error
 (:func:`gis_sw.analysis.distances.grown_radius`), so no point closer than the setback is
-ever counted as siting room; at 32 segments the growth is 0.06 ft at 50 ft, and the area
+ever counted as siting room; at 32 segments the growth is 0.0151 ft at 50 ft, and the area
 a few sq ft smaller than ``gis-sw siting``'s 128 segments."""
 
 RESULT_COLUMNS: tuple[str, ...] = (
