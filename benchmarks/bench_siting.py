@@ -62,11 +62,9 @@ def parts(town: Path) -> dict[str, float]:
     """Time the batch's screen whole, quick and its siting alone, one thread each."""
     from bench_floor import KINDS
 
-    from gis_sw.analysis.siting import siting_areas
     from gis_sw.batch.chunks import ChunkSource
-    from gis_sw.batch.parcels import BUFFER_QUAD_SEGS, _adjacent, _geoms
+    from gis_sw.batch.parcels import _adjacent, _geoms, _siting
     from gis_sw.batch.run import RunOptions, plan_for, screen_layers
-    from gis_sw.layers.layerset import LayerSet
     from gis_sw.layers.read import read_layers
     from gis_sw.ruleset import load_ruleset
 
@@ -85,12 +83,8 @@ def parts(town: Path) -> dict[str, float]:
         started = time.perf_counter()
         _adjacent(_geoms(chunk.parcels), chunk.context.get("wetlands"), ruleset, [])
         times["band_1_thread"] += time.perf_counter() - started
-        chunk_layers = LayerSet(
-            crs=ruleset.working_crs,
-            vectors={"parcels": chunk.parcels.reset_index(drop=True), **chunk.context},
-        )
         started = time.perf_counter()
-        siting_areas(chunk_layers, ruleset, quad_segs=BUFFER_QUAD_SEGS)
+        _siting(chunk, ruleset)  # siting_areas on the chunk, as the batch calls it
         times["siting_1_thread"] += time.perf_counter() - started
     return times
 

@@ -68,10 +68,18 @@ class Buildings:
         return len(self.geoms)
 
 
-def _flags(frame: pd.DataFrame, column: str) -> list[bool | None]:
+def _flags(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray]:
+    """Return the rows where ``column`` is known and true, and where it is known and false."""
     if column not in frame.columns:
-        return [None] * len(frame)
-    return [None if pd.isna(v) else bool(v) for v in frame[column]]
+        return np.zeros(len(frame), dtype=bool), np.zeros(len(frame), dtype=bool)
+    values = frame[column]
+    known = ~values.isna().to_numpy(dtype=bool)
+    if pd.api.types.is_bool_dtype(values.dtype):
+        true = values.to_numpy(dtype=bool, na_value=False)
+    else:  # any other type as Python reads it (0, "", ... are false)
+        true = np.zeros(len(frame), dtype=bool)
+        true[known] = [bool(v) for v in values.to_numpy(dtype=object)[known]]
+    return known & true, known & ~true
 
 
 def building_names(frame: pd.DataFrame) -> np.ndarray:
@@ -87,26 +95,32 @@ def building_names(frame: pd.DataFrame) -> np.ndarray:
 
 
 def basement_status(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """``qualifies`` and ``why`` of :class:`Buildings` for the rows of ``frame``."""
-    basement = _flags(frame, "habitable_basement")
-    storage = _flags(frame, "below_ground_storage")
-    qualifies: list[bool | None] = []
-    why: list[str] = []
-    for b, s in zip(basement, storage, strict=True):
-        if b is True:
-            qualifies.append(True)
-            why.append("a habitable basement")
-        elif s is True:
-            qualifies.append(True)
-            why.append("a below-ground storage area")
-        elif b is False and s is False:
-            qualifies.append(False)
-            why.append("")
-        else:
-            qualifies.append(None)
-            missing = [c for c, v in zip(BASEMENT_COLUMNS, (b, s), strict=True) if v is None]
-            why.append(" and ".join(missing))
-    return np.array(qualifies, dtype=object), np.array(why, dtype=object)
+    """``qualifies`` and ``why`` of :class:`Buildings` for the rows of ``frame``.
+
+    Whole columns at once: a habitable basement, else a below-ground storage area, makes a
+    building qualify; both known false, it does not; otherwise it is unknown (None) and
+    ``why`` names the missing columns.
+    """
+    basement, no_basement = _flags(frame, "habitable_basement")
+    storage, no_storage = _flags(frame, "below_ground_storage")
+    missing_b = ~basement & ~no_basement
+    missing_s = ~storage & ~no_storage
+    first, second = BASEMENT_COLUMNS
+    unknown_why = np.where(
+        missing_b & missing_s,
+        f"{first} and {second}",
+        np.where(missing_b, first, second),
+    )
+    known_no = no_basement & no_storage
+    qualifies = np.full(len(frame), None, dtype=object)
+    qualifies[basement | storage] = True
+    qualifies[known_no & ~(basement | storage)] = False
+    why = np.where(
+        basement,
+        "a habitable basement",
+        np.where(storage, "a below-ground storage area", np.where(known_no, "", unknown_why)),
+    )
+    return qualifies, why.astype(object)
 
 
 def is_building(geoms: np.ndarray, ruleset: Ruleset) -> np.ndarray:

@@ -83,7 +83,7 @@ BUFFER_QUAD_SEGS = 32
 :func:`gis_sw.analysis.bands.adjacent_buffers`, exact to 0.01 sq ft).  Siting buffers use
 the radius grown by the chord error
 (:func:`gis_sw.analysis.distances.grown_radius`), so no point closer than the setback is
-ever counted as siting room; at 32 segments the growth is 0.06 ft at 50 ft, and the area
+ever counted as siting room; at 32 segments the growth is 0.0151 ft at 50 ft, and the area
 a few sq ft smaller than ``gis-sw siting``'s 128 segments."""
 
 RESULT_COLUMNS: tuple[str, ...] = (
@@ -225,7 +225,8 @@ def _zones(
         biggest = parts.sort_values(["parcel", "area_sqft", "label"], ascending=[True, False, True])
         first = biggest.drop_duplicates("parcel")
         main[first["parcel"].to_numpy()] = first["label"].to_numpy()
-        in_low = parts[ruleset.low_threshold_mask(parts["label"])]
+        codes, names = pd.factorize(parts["label"])  # each zone name read once, not per part
+        in_low = parts[np.r_[ruleset.low_threshold_mask(names), False][codes]]
         low_sum = in_low.groupby("parcel")["area_sqft"].sum()
         low[low_sum.index.to_numpy()] = low_sum.to_numpy()
     return pd.DataFrame({"zones": zones, "zone_main": main, "low_zone_area_sqft": low})

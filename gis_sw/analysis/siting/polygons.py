@@ -8,11 +8,11 @@ from typing import NamedTuple
 import geopandas as gpd
 import numpy as np
 import pandas as pd
-import shapely
 
 from gis_sw.analysis.distances import grown_radius
 from gis_sw.analysis.siting.areas import siting_areas_of
 from gis_sw.analysis.siting.constraints import build_constraints
+from gis_sw.analysis.siting.offsets import buffer_like_geos
 from gis_sw.analysis.siting.records import QUAD_SEGS, SITING_COLUMNS, Constraints, DeviceClass
 from gis_sw.analysis.siting.result import result_frame
 from gis_sw.analysis.siting.subtract import subtract
@@ -148,7 +148,7 @@ def _lots(layers: LayerSet, ruleset: Ruleset, asked: _Asked) -> _Lots | None:
         quad_segs=quad_segs,
     )
     setback = grown_radius(ruleset.devices.property_line_ft, quad_segs)
-    inner = np.asarray(shapely.buffer(lots, -setback, quad_segs=quad_segs), dtype=object)
+    inner = buffer_like_geos(lots, -setback, quad_segs)  # convex lots in numpy
     return _Lots(klasses=klasses, parcels=parcels, inner=inner, constraints=constraints)
 
 

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 import numpy as np
-import shapely
 
 from gis_sw.analysis.distances import grown_radius
+from gis_sw.analysis.siting.offsets import buffer_like_geos
 
 QUAD_SEGS = 128
 """Segments per quarter circle of every buffer (growth under 0.001 ft at 50 ft)."""
@@ -37,10 +37,7 @@ def grown_buffer(geoms: np.ndarray, radius_ft: float, quad_segs: int) -> np.ndar
     No chord of the returned polygons lets a point closer than ``radius_ft`` through
     (:func:`gis_sw.analysis.distances.grown_radius`).
     """
-    return np.asarray(
-        shapely.buffer(geoms, grown_radius(radius_ft, quad_segs), quad_segs=quad_segs),
-        dtype=object,
-    )
+    return buffer_like_geos(geoms, grown_radius(radius_ft, quad_segs), quad_segs)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
