@@ -10,6 +10,8 @@ $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@# bytecode written once, even where PYTHONDONTWRITEBYTECODE is set (every cold run compiled ~100 modules)
+	$(BIN)/python -m compileall -q gis_sw
 	@touch $(STAMP)
 
 demo: $(STAMP)
