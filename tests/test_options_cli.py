@@ -209,3 +209,22 @@ def test_strict_refuses_an_invalid_town_geometry_in_every_command(
     assert not list((tmp_path / "out").rglob("*"))  # nothing written
     repaired = run(*args)
     assert repaired.exit_code == options.ExitCode.OK, repaired.output
+
+
+def test_check_without_maps_imports_no_drawing_library(tmp_path: Path) -> None:
+    # matplotlib is 0.4 s of a cold check: only a command that draws may import it
+    sample = Path(__file__).resolve().parents[1] / "data" / "sample"
+    code = (
+        "import sys\n"
+        "from gis_sw.cli import cli\n"
+        "try:\n"
+        f"    cli(['check', {str(sample / 'proposals.gpkg')!r}, '--layers', "
+        f"{str(sample / 'layers.toml')!r}, '--map', 'none', '--select', 'SW101', "
+        f"'--out', {str(tmp_path / 'out')!r}, '--fail-on', 'never'], prog_name='gis-sw')\n"
+        "except SystemExit as done:\n"
+        "    assert not done.code, done.code\n"
+        "print([m for m in ('matplotlib', 'contextily') if m in sys.modules], file=sys.stderr)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stderr.strip().splitlines()[-1] == "[]"
+    assert (tmp_path / "out" / "summary.csv").exists()
