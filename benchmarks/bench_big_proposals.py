@@ -232,7 +232,7 @@ def child(what: str, layers: str, proposals: str, out: str) -> dict[str, float]:
         check=False,
     )
     if done.returncode != 0:
-        raise SystemExit(done.stderr[-3000:])
+        raise SystemExit(f"{what} exited {done.returncode}:\n{done.stderr[-3000:]}")
     result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 

@@ -25,9 +25,9 @@ from gis_sw.analysis.runoff.cover import (
     MIN_AREA_SQFT,
     CoverLevel,
     add_piece_sums,
-    many_small_parts,
     sums_to_columns,
 )
+from gis_sw.analysis.runoff.levels import many_small_flags
 from gis_sw.analysis.runoff.params import HydrologyParams
 
 __all__ = ["split_cover_bulk", "subarea_columns_bulk"]
@@ -144,10 +144,10 @@ def subarea_columns_bulk(
         Each area's columns; None for an area with a piece of many small parts (summed
         part by part by the one-area function, which the caller calls for it).
     """
-    skip = [
-        bool(groups[i]) and any(many_small_parts(p.geometry) for p in ps)
-        for i, ps in enumerate(pieces)
-    ]
+    owner = np.repeat(np.arange(len(pieces)), [len(ps) for ps in pieces])
+    many = many_small_flags([p.geometry for ps in pieces for p in ps])
+    has_many = np.bincount(owner[many], minlength=len(pieces)) > 0
+    skip = [bool(g) and bool(m) for g, m in zip(groups, has_many.tolist(), strict=True)]
     mine = [[] if skip[i] else list(ps) for i, ps in enumerate(pieces)]
     flat, owner, counts = _flat_pairs(mine, groups)
     letters = [sorted(g) for g in groups]

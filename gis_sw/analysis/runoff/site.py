@@ -32,6 +32,7 @@ from gis_sw.analysis.runoff.cover import (
     subarea_columns,
     subarea_frame,
 )
+from gis_sw.analysis.runoff.levels import many_small_flags, prepare_all
 from gis_sw.analysis.runoff.params import HydrologyParams, MassCurve, UnitPeakTable
 from gis_sw.layers.raster import RasterLayer
 from gis_sw.units import SQFT_PER_ACRE
@@ -342,7 +343,16 @@ def compute_drainage(
     """
     job = DrainageJob(proposal_id, drainage_id, area, impervious, disturbance, tc)
     layers = (buildings, pavement, land_cover)
-    pre_levels, post_levels, groups, problems = _prepare(job, layers, soils, params)
+    problems: list[str] = []
+    pre_levels, post_levels = cover_levels(
+        area,
+        layers=layers,
+        impervious=impervious,
+        disturbance=disturbance,
+        params=params,
+        problems=problems,
+    )
+    groups = soil_groups(soils, area, params)
     pre_table = _subarea_table(area, pre_levels, soils, groups, params)
     post_table = _subarea_table(area, post_levels, soils, groups, params)
     figures = {"storms_in": storms_in, "distribution": distribution}
@@ -388,12 +398,21 @@ def compute_drainages(
     areas of unions, alone (:mod:`gis_sw.analysis.runoff.areas`).
     """
     layers = (buildings, pavement, land_cover)
-    prepared = [_prepare(job, layers, soils, params) for job in jobs]
-    groups = [p[2] for p in prepared]
-    sides = ([p[0] for p in prepared], [p[1] for p in prepared])  # pre, post levels
-    plain = [not any(has_many_small_parts(lv.geometry) for lv in (*p[0], *p[1])) for p in prepared]
+    prepared = prepare_all(
+        [j.area for j in jobs],
+        [j.impervious for j in jobs],
+        [j.disturbance for j in jobs],
+        layers=layers,
+        soils=soils,
+        params=params,
+    )
+    groups = [p.groups for p in prepared]
+    sides = ([p.pre for p in prepared], [p.post for p in prepared])
+    owner = np.repeat(np.arange(len(jobs)), [len(p.pre) + len(p.post) for p in prepared])
+    many = many_small_flags([lv.geometry for p in prepared for lv in (*p.pre, *p.post)])
+    plain = np.bincount(owner[many], minlength=len(jobs)) == 0
     tables: list[list[dict[str, np.ndarray] | None]] = [[None] * len(jobs) for _ in range(2)]
-    which = [i for i, ok in enumerate(plain) if ok]
+    which = np.flatnonzero(plain).tolist()
     areas = [jobs[i].area for i in which]
     for side in (0, 1):
         pieces = split_cover_bulk(areas, [sides[side][i] for i in which], params.default_cover)
@@ -407,16 +426,15 @@ def compute_drainages(
     figures = {"storms_in": storms_in, "distribution": distribution}
     results = []
     for i, job in enumerate(jobs):
-        pre_levels, post_levels, _, problems = prepared[i]
         pre, post = tables[0][i], tables[1][i]
         if pre is None or post is None:
-            pre = _subarea_table(job.area, pre_levels, soils, groups[i], params)
-            post = _subarea_table(job.area, post_levels, soils, groups[i], params)
+            pre = _subarea_table(job.area, prepared[i].pre, soils, groups[i], params)
+            post = _subarea_table(job.area, prepared[i].post, soils, groups[i], params)
         results.append(
             _result(
                 job,
                 (pre, post),
-                problems=problems,
+                problems=prepared[i].problems,
                 layers=layers,
                 soils=soils,
                 params=params,
@@ -424,25 +442,6 @@ def compute_drainages(
             )
         )
     return results
-
-
-def _prepare(
-    job: DrainageJob,
-    layers: tuple[Layer | None, Layer | None, Layer | None],
-    soils: Layer | None,
-    params: HydrologyParams,
-) -> tuple[list[CoverLevel], list[CoverLevel], dict[str, shapely.Geometry], list[str]]:
-    """Return the pre- and post-development levels, soil groups and problems of one area."""
-    problems: list[str] = []
-    pre_levels, post_levels = cover_levels(
-        job.area,
-        layers=layers,
-        impervious=job.impervious,
-        disturbance=job.disturbance,
-        params=params,
-        problems=problems,
-    )
-    return pre_levels, post_levels, soil_groups(soils, job.area, params), problems
 
 
 def _result(
