@@ -19,7 +19,6 @@ import shapely
 
 from gis_sw.analysis.runoff import rational, tr55
 from gis_sw.analysis.runoff.areas import has_many_small_parts, level_area_columns
-from gis_sw.analysis.runoff.bulk import split_cover_bulk, subarea_columns_bulk
 from gis_sw.analysis.runoff.cover import (
     SUBAREA_COLUMNS,
     CoverLevel,
@@ -32,7 +31,6 @@ from gis_sw.analysis.runoff.cover import (
     subarea_columns,
     subarea_frame,
 )
-from gis_sw.analysis.runoff.levels import many_small_flags, prepare_all
 from gis_sw.analysis.runoff.params import HydrologyParams, MassCurve, UnitPeakTable
 from gis_sw.layers.raster import RasterLayer
 from gis_sw.units import SQFT_PER_ACRE
@@ -390,58 +388,24 @@ def compute_drainages(
     pavement: Layer | None,
     land_cover: Layer | None,
 ) -> list[DrainageResult]:
-    """Return :func:`compute_drainage` of every job, the overlays run for all at once.
+    """Return :func:`compute_drainage` of every job, computed for all at once.
 
-    The cover pieces and their soil-group areas of every drainage area come from one
-    vectorised call per step (:mod:`gis_sw.analysis.runoff.bulk`), the figures those of one
-    area at a time to float noise; an area with a level of many small parts is summed by
-    areas of unions, alone (:mod:`gis_sw.analysis.runoff.areas`).
+    The levels, cover pieces, soil-group areas and figures of every drainage area come from
+    vectorised calls over all of them (:func:`gis_sw.analysis.runoff.drainages.compute_all`),
+    the same figures as one area at a time.
     """
-    layers = (buildings, pavement, land_cover)
-    prepared = prepare_all(
-        [j.area for j in jobs],
-        [j.impervious for j in jobs],
-        [j.disturbance for j in jobs],
-        layers=layers,
-        soils=soils,
+    from gis_sw.analysis.runoff.drainages import compute_all
+
+    return compute_all(
+        jobs,
         params=params,
+        storms_in=storms_in,
+        distribution=distribution,
+        soils=soils,
+        buildings=buildings,
+        pavement=pavement,
+        land_cover=land_cover,
     )
-    groups = [p.groups for p in prepared]
-    sides = ([p.pre for p in prepared], [p.post for p in prepared])
-    owner = np.repeat(np.arange(len(jobs)), [len(p.pre) + len(p.post) for p in prepared])
-    many = many_small_flags([lv.geometry for p in prepared for lv in (*p.pre, *p.post)])
-    plain = np.bincount(owner[many], minlength=len(jobs)) == 0
-    tables: list[list[dict[str, np.ndarray] | None]] = [[None] * len(jobs) for _ in range(2)]
-    which = np.flatnonzero(plain).tolist()
-    areas = [jobs[i].area for i in which]
-    for side in (0, 1):
-        pieces = split_cover_bulk(areas, [sides[side][i] for i in which], params.default_cover)
-        found = subarea_columns_bulk(pieces, [groups[i] for i in which], params)
-        for i, ps, cols in zip(which, pieces, found, strict=True):
-            tables[side][i] = (
-                cols
-                if cols is not None
-                else subarea_columns(ps, soils, jobs[i].area, params, groups=groups[i])
-            )
-    figures = {"storms_in": storms_in, "distribution": distribution}
-    results = []
-    for i, job in enumerate(jobs):
-        pre, post = tables[0][i], tables[1][i]
-        if pre is None or post is None:
-            pre = _subarea_table(job.area, prepared[i].pre, soils, groups[i], params)
-            post = _subarea_table(job.area, prepared[i].post, soils, groups[i], params)
-        results.append(
-            _result(
-                job,
-                (pre, post),
-                problems=prepared[i].problems,
-                layers=layers,
-                soils=soils,
-                params=params,
-                figures=figures,
-            )
-        )
-    return results
 
 
 def _result(
