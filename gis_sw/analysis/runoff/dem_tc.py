@@ -18,6 +18,7 @@ import numpy as np
 import shapely
 
 from gis_sw.analysis.runoff import tr55
+from gis_sw.analysis.runoff.levels import same_areas
 from gis_sw.analysis.runoff.params import HydrologyParams
 from gis_sw.analysis.runoff.site import TimeOfConcentration
 from gis_sw.layers.raster import RasterLayer
@@ -94,10 +95,11 @@ def dem_times_of_concentration(
     """Return :func:`~gis_sw.analysis.runoff.site.dem_time_of_concentration` of every area.
 
     None where fewer than two cells fall inside an area, or its highest and lowest cells
-    are one point.
+    are one point.  Found once per distinct area (:func:`same_areas`).
     """
-    arr = np.empty(len(areas), dtype=object)
-    arr[:] = list(areas)
+    codes, first = same_areas(areas)
+    arr = np.empty(len(first), dtype=object)
+    arr[:] = [areas[i] for i in first.tolist()]
     shapely.prepare(arr)
     out: list[TimeOfConcentration | None] = [None] * len(arr)
     if len(arr) == 0:
@@ -113,7 +115,7 @@ def dem_times_of_concentration(
             ends = (int(hi[j]), int(lo[j]))
             out[start + j] = _flow_path((xs, ys, values), ends, params, p2_in)
         start = stop
-    return out
+    return [out[k] for k in codes.tolist()]
 
 
 def _flow_path(

@@ -23,7 +23,7 @@ import shapely
 from gis_sw.analysis.runoff import rational, tr55
 from gis_sw.analysis.runoff.bulk import split_cover_bulk, subarea_columns_bulk
 from gis_sw.analysis.runoff.cover import SUBAREA_COLUMNS, Layer, subarea_columns
-from gis_sw.analysis.runoff.levels import Prepared, many_small_flags, prepare_all
+from gis_sw.analysis.runoff.levels import Prepared, many_small_flags, prepare_all, same_areas
 from gis_sw.analysis.runoff.params import HydrologyParams
 from gis_sw.analysis.runoff.site import (
     DrainageJob,
@@ -180,6 +180,7 @@ def _results(
     prepared: Sequence[Prepared],
     tables: tuple[list[Table], list[Table]],
     *,
+    codes: np.ndarray,
     land_cover: Layer | None,
     soils: Layer | None,
     params: HydrologyParams,
@@ -200,17 +201,26 @@ def _results(
         unmapped = _soil_problems(tables[0], area_sqft, problems)
         done = np.flatnonzero(unmapped < area_sqft)
         tc = np.array([jobs[j].tc.tc_hr for j in done.tolist()], dtype="float64")
-        for side, out in zip(tables, (pre, post), strict=True):
+        for side, name in zip(tables, ("pre", "post"), strict=True):
+            # pre-development once per distinct area and Tc: the same tables, the same figures
+            keys = codes[done] if name == "pre" else np.arange(len(done))
+            index: dict[tuple[int, float], int] = {}
+            slot = [
+                index.setdefault(k, len(index))
+                for k in zip(keys.tolist(), tc.tolist(), strict=True)
+            ]
+            reps = np.unique(np.array(slot, dtype="int64"), return_index=True)[1]
             found = scenarios(
-                "pre" if out is pre else "post",
-                [side[j] for j in done.tolist()],
-                area_sqft[done],
-                tc,
+                name,
+                [side[j] for j in done[reps].tolist()],
+                area_sqft[done[reps]],
+                tc[reps],
                 params=params,
                 **figures,
             )
-            for j, sc in zip(done.tolist(), found, strict=True):
-                out[j] = sc
+            out = pre if name == "pre" else post
+            for j, k in zip(done.tolist(), slot, strict=True):
+                out[j] = found[k]
     owner = np.repeat(np.arange(n), [len(t["area_sqft"]) for t in tables[1]])
     imp = _joined(tables[1], "area_sqft", "float64")
     imp_post = _masked_sums(imp, _joined(tables[1], "impervious", bool), owner, n)
@@ -270,11 +280,13 @@ def compute_all(
     many = many_small_flags([lv.geometry for p in prepared for lv in (*p.pre, *p.post)])
     plain = np.bincount(owner[many], minlength=len(jobs)) == 0
     tables: list[list[Table | None]] = [[None] * len(jobs) for _ in range(2)]
-    which = np.flatnonzero(plain).tolist()
-    areas = [jobs[i].area for i in which]
-    for side in (0, 1):
+    codes, _ = same_areas([j.area for j in jobs])
+    every = np.flatnonzero(plain)
+    firsts = every[np.unique(codes[every], return_index=True)[1]]
+    for side, which in ((0, firsts.tolist()), (1, every.tolist())):
+        # pre-development once per distinct area (the same polygon has the same pieces)
         levels = [prepared[i].pre if side == 0 else prepared[i].post for i in which]
-        pieces = split_cover_bulk(areas, levels, params.default_cover)
+        pieces = split_cover_bulk([jobs[i].area for i in which], levels, params.default_cover)
         found = subarea_columns_bulk(pieces, [groups[i] for i in which], params)
         for i, ps, cols in zip(which, pieces, found, strict=True):
             tables[side][i] = (
@@ -282,6 +294,9 @@ def compute_all(
                 if cols is not None
                 else subarea_columns(ps, soils, jobs[i].area, params, groups=groups[i])
             )
+    first_of = dict(zip(codes[firsts].tolist(), firsts.tolist(), strict=True))
+    for i in every.tolist():
+        tables[0][i] = tables[0][first_of[int(codes[i])]]
     for i in np.flatnonzero(~plain).tolist():  # many small parts: by areas of unions
         for side in (0, 1):
             levels = prepared[i].pre if side == 0 else prepared[i].post
@@ -292,6 +307,7 @@ def compute_all(
         jobs,
         prepared,
         (pre_tables, post_tables),
+        codes=codes,
         land_cover=land_cover,
         soils=soils,
         params=params,
