@@ -45,6 +45,7 @@ from gis_sw.analysis.findings import Findings, Outcome, rule_check
 from gis_sw.analysis.runoff.areas import has_many_small_parts
 from gis_sw.analysis.runoff.cover import LayerArrays, area_inside, polygon_parts
 from gis_sw.analysis.runoff.dem_tc import dem_times_of_concentration
+from gis_sw.analysis.runoff.levels import union_groups
 from gis_sw.analysis.runoff.params import HydrologyParams, parse_hydrology
 from gis_sw.analysis.runoff.sheet import calculation_sheet
 from gis_sw.analysis.runoff.site import (
@@ -101,12 +102,17 @@ def _parcel_drainage(ctx: CheckContext) -> dict[str, shapely.Geometry]:
             overlap[k] = area_inside(many[int(which[k])], lot)
         keep = overlap >= MIN_OVERLAP_SQFT
         which, lots = which[keep], lots[keep]
-        cuts = np.flatnonzero(np.diff(which)) + 1
-        for group, touched in zip(np.split(which, cuts), np.split(lots, cuts), strict=True):
-            if len(group):
-                i = int(group[0])
-                own = many[i] if i in many else [geoms[i]]  # parts: only those on a lot merge
-                out[pids[i]] = shapely.disjoint_subset_union_all([*touched, *own])
+        for i in set(which.tolist()) & set(many):  # parts: only those on a lot merge
+            own = many[i]
+            out[pids[i]] = shapely.disjoint_subset_union_all([*lots[which == i], *own])
+        plain_lots = ~np.isin(which, list(many))
+        which, lots = which[plain_lots], lots[plain_lots]
+        drained = np.unique(which)  # each: its lots, then its disturbance, in one union
+        members = np.concatenate([lots, geoms[drained]])
+        codes = np.concatenate([which, drained])
+        unions = union_groups(members, codes, len(geoms))
+        for i in drained.tolist():
+            out[pids[i]] = unions[i]
         return out
 
     return ctx.memo("hydrology.parcel_drainage", compute)
