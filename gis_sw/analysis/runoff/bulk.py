@@ -30,37 +30,38 @@ from gis_sw.analysis.runoff.cover import (
 from gis_sw.analysis.runoff.levels import many_small_flags
 from gis_sw.analysis.runoff.params import HydrologyParams
 
-__all__ = ["split_cover_bulk", "subarea_columns_bulk"]
+__all__ = ["split_cover_bulk", "split_levels_bulk", "subarea_columns_bulk"]
 
 _MIN_AREA_SQFT = MIN_AREA_SQFT
 
 
-def split_cover_bulk(
-    areas: Sequence[shapely.Geometry], levels: Sequence[Sequence[CoverLevel]], default: str
-) -> list[list[CoverLevel]]:
-    """Return :func:`~gis_sw.analysis.runoff.cover.split_cover` of each area and its levels.
+State = tuple[np.ndarray, list[list[CoverLevel]]]
+"""What is left of each area, and its pieces so far, after some of its levels."""
 
-    Parameters
-    ----------
-    areas
-        The drainage areas.
-    levels
-        Each area's cover levels, highest priority first.
-    default
-        The cover of the ground no level takes.
 
-    Returns
-    -------
-    list of list of CoverLevel
-        Each area's pieces, as the one-area function gives them.
+def split_levels_bulk(
+    areas: Sequence[shapely.Geometry],
+    levels: Sequence[Sequence[CoverLevel]],
+    *,
+    start: State | None = None,
+) -> State:
+    """Cut each area's levels, in order, from what is left of it (no default piece).
+
+    ``start``: the state to go on from (copied), else each whole area with no piece.
     """
-    n = len(areas)
-    remaining = np.asarray(list(areas), dtype=object) if n else np.empty(0, dtype=object)
-    pieces: list[list[CoverLevel]] = [[] for _ in range(n)]
+    if start is not None:
+        remaining = start[0].copy()
+        pieces = [list(p) for p in start[1]]
+    else:
+        remaining = np.empty(len(areas), dtype=object)
+        remaining[:] = list(areas)
+        pieces = [[] for _ in range(len(areas))]
+    n = len(remaining)
     depth = max((len(lv) for lv in levels), default=0)
     for k in range(depth):
         which = np.array([i for i in range(n) if len(levels[i]) > k], dtype="int64")
-        level_geoms = np.array([levels[i][k].geometry for i in which.tolist()], dtype=object)
+        level_geoms = np.empty(len(which), dtype=object)
+        level_geoms[:] = [levels[i][k].geometry for i in which.tolist()]
         live = ~shapely.is_empty(level_geoms) & ~shapely.is_empty(remaining[which])
         which, level_geoms = which[live], level_geoms[live]
         if len(which) == 0:
@@ -76,6 +77,36 @@ def split_cover_bulk(
             level = levels[i][k]
             pieces[i].append(CoverLevel(level.source, level.cover, piece))
         remaining[which] = shapely.difference(left, level_geoms)
+    return remaining, pieces
+
+
+def split_cover_bulk(
+    areas: Sequence[shapely.Geometry],
+    levels: Sequence[Sequence[CoverLevel]],
+    default: str,
+    *,
+    start: State | None = None,
+) -> list[list[CoverLevel]]:
+    """Return :func:`~gis_sw.analysis.runoff.cover.split_cover` of each area and its levels.
+
+    Parameters
+    ----------
+    areas
+        The drainage areas.
+    levels
+        Each area's cover levels, highest priority first (after those of ``start``).
+    default
+        The cover of the ground no level takes.
+    start
+        The :func:`split_levels_bulk` state of levels above these (the same pieces: each
+        step is the same GEOS call on the same polygons), else none.
+
+    Returns
+    -------
+    list of list of CoverLevel
+        Each area's pieces, as the one-area function gives them.
+    """
+    remaining, pieces = split_levels_bulk(areas, levels, start=start)
     left = ~shapely.is_empty(remaining) & (shapely.area(remaining) > _MIN_AREA_SQFT)
     for i in np.flatnonzero(left).tolist():
         pieces[i].append(CoverLevel("default pervious cover", default, remaining[i]))

@@ -21,8 +21,12 @@ import pandas as pd
 import shapely
 
 from gis_sw.analysis.runoff import rational, tr55
-from gis_sw.analysis.runoff.bulk import split_cover_bulk, subarea_columns_bulk
-from gis_sw.analysis.runoff.cover import SUBAREA_COLUMNS, Layer, subarea_columns
+from gis_sw.analysis.runoff.bulk import (
+    split_cover_bulk,
+    split_levels_bulk,
+    subarea_columns_bulk,
+)
+from gis_sw.analysis.runoff.cover import SUBAREA_COLUMNS, CoverLevel, Layer, subarea_columns
 from gis_sw.analysis.runoff.levels import Prepared, many_small_flags, prepare_all, same_areas
 from gis_sw.analysis.runoff.params import HydrologyParams
 from gis_sw.analysis.runoff.site import (
@@ -254,6 +258,49 @@ def _results(
     ]
 
 
+def _pieces(
+    jobs: Sequence[DrainageJob],
+    prepared: Sequence[Prepared],
+    codes: np.ndarray,
+    which: tuple[np.ndarray, np.ndarray],
+    default: str,
+) -> tuple[list[list[CoverLevel]], list[list[CoverLevel]]]:
+    """Return the pre-development pieces of ``which[0]``, the post-development of ``which[1]``.
+
+    A proposal with no new impervious surface has the post-development levels of its area
+    with the disturbed ground after the existing buildings and pavement: those two are cut
+    as before the proposal, so its pieces go on from its area's state after them.
+    """
+    firsts, every = which
+    pre = [prepared[i].pre for i in firsts.tolist()]
+    areas = [jobs[i].area for i in firsts.tolist()]
+    state = split_levels_bulk(areas, [lv[:2] for lv in pre])
+    pre_pieces = split_cover_bulk(areas, [lv[2:] for lv in pre], default, start=state)
+    at = {k: n for n, k in enumerate(codes[firsts].tolist())}
+    post: list[list[CoverLevel]] = [[] for _ in range(len(every))]
+    go_on = [  # no new surface: the post levels begin with the area's two existing ones
+        n
+        for n, i in enumerate(every.tolist())
+        if len(prepared[i].pre) >= 2
+        and prepared[i].post[0] is prepared[i].pre[0]
+        and prepared[i].post[1] is prepared[i].pre[1]
+    ]
+    rest = sorted(set(range(len(every))) - set(go_on))
+    if go_on:
+        rows = [at[int(codes[every[n]])] for n in go_on]
+        start = (state[0][rows], [state[1][r] for r in rows])
+        levels = [prepared[every[n]].post[2:] for n in go_on]
+        done = split_cover_bulk([None] * len(go_on), levels, default, start=start)
+        for n, ps in zip(go_on, done, strict=True):
+            post[n] = ps
+    if rest:
+        levels = [prepared[every[n]].post for n in rest]
+        done = split_cover_bulk([jobs[every[n]].area for n in rest], levels, default)
+        for n, ps in zip(rest, done, strict=True):
+            post[n] = ps
+    return pre_pieces, post
+
+
 def compute_all(
     jobs: Sequence[DrainageJob],
     *,
@@ -283,12 +330,10 @@ def compute_all(
     codes, _ = same_areas([j.area for j in jobs])
     every = np.flatnonzero(plain)
     firsts = every[np.unique(codes[every], return_index=True)[1]]
+    pieces = _pieces(jobs, prepared, codes, (firsts, every), params.default_cover)
     for side, which in ((0, firsts.tolist()), (1, every.tolist())):
-        # pre-development once per distinct area (the same polygon has the same pieces)
-        levels = [prepared[i].pre if side == 0 else prepared[i].post for i in which]
-        pieces = split_cover_bulk([jobs[i].area for i in which], levels, params.default_cover)
-        found = subarea_columns_bulk(pieces, [groups[i] for i in which], params)
-        for i, ps, cols in zip(which, pieces, found, strict=True):
+        found = subarea_columns_bulk(pieces[side], [groups[i] for i in which], params)
+        for i, ps, cols in zip(which, pieces[side], found, strict=True):
             tables[side][i] = (
                 cols
                 if cols is not None
