@@ -153,10 +153,40 @@ def _pair_areas(
     return inside, left_areas
 
 
+Known = dict[tuple[int, int], tuple[np.ndarray, float]]
+"""Areas of pieces split by soil groups, by (id of the piece, id of the groups)."""
+
+
+def _known_areas(
+    pairs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    keys: list[tuple[int, int]],
+    known: Known,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return :func:`_pair_areas`, overlaying only the pieces ``known`` does not hold."""
+    flat, pair_piece, pair_group, counts = pairs
+    held = np.array([k in known for k in keys], dtype=bool)
+    todo = np.flatnonzero(~held)
+    renumber = np.cumsum(~held) - 1
+    sel = ~held[pair_piece]
+    inside = np.zeros(len(pair_piece))
+    left_areas = np.zeros(len(flat))
+    inside[sel], left_areas[todo] = _pair_areas(
+        flat[todo], renumber[pair_piece[sel]], pair_group[sel], counts[todo]
+    )
+    starts = np.cumsum(counts) - counts
+    for j in np.flatnonzero(held).tolist():
+        inside[starts[j] : starts[j] + counts[j]], left_areas[j] = known[keys[j]]
+    for j in todo.tolist():
+        known[keys[j]] = (inside[starts[j] : starts[j] + counts[j]].copy(), float(left_areas[j]))
+    return inside, left_areas
+
+
 def subarea_columns_bulk(
     pieces: Sequence[Sequence[CoverLevel]],
     groups: Sequence[Mapping[str, shapely.Geometry]],
     params: HydrologyParams,
+    *,
+    known: Known | None = None,
 ) -> list[dict[str, np.ndarray] | None]:
     """Return :func:`~gis_sw.analysis.runoff.cover.subarea_columns` of each area's pieces.
 
@@ -168,6 +198,9 @@ def subarea_columns_bulk(
         Each area's soil groups (:func:`~gis_sw.analysis.runoff.cover.soil_groups`).
     params
         The ruleset's hydrology parameters (curve numbers and C of each cover).
+    known
+        The areas of pieces already split by the same soil groups (the same piece and
+        groups objects: the same figures), read from and added to.
 
     Returns
     -------
@@ -187,7 +220,12 @@ def subarea_columns_bulk(
     pair_group = np.array(
         [groups[i][letter] for i in owner.tolist() for letter in letters[i]], dtype=object
     )
-    inside, left_areas = _pair_areas(flat, pair_piece, pair_group, counts)
+    levels = [p for ps in mine for p in ps]
+    inside, left_areas = _known_areas(
+        (flat, pair_piece, pair_group, counts),
+        [(id(p), id(groups[i])) for p, i in zip(levels, owner.tolist(), strict=True)],
+        {} if known is None else known,
+    )
     out: list[dict[str, np.ndarray] | None] = []
     j = pair = 0
     for i, ps in enumerate(mine):

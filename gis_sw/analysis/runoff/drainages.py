@@ -22,6 +22,7 @@ import shapely
 
 from gis_sw.analysis.runoff import rational, tr55
 from gis_sw.analysis.runoff.bulk import (
+    Known,
     split_cover_bulk,
     split_levels_bulk,
     subarea_columns_bulk,
@@ -331,8 +332,9 @@ def compute_all(
     every = np.flatnonzero(plain)
     firsts = every[np.unique(codes[every], return_index=True)[1]]
     pieces = _pieces(jobs, prepared, codes, (firsts, every), params.default_cover)
+    known: Known = {}  # the pieces of the existing buildings and pavement: split once
     for side, which in ((0, firsts.tolist()), (1, every.tolist())):
-        found = subarea_columns_bulk(pieces[side], [groups[i] for i in which], params)
+        found = subarea_columns_bulk(pieces[side], [groups[i] for i in which], params, known=known)
         for i, ps, cols in zip(which, pieces[side], found, strict=True):
             tables[side][i] = (
                 cols
