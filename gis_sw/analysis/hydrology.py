@@ -96,10 +96,13 @@ def _parcel_drainage(ctx: CheckContext) -> dict[str, shapely.Geometry]:
         plain = ~np.isin(which, list(many))
         overlap = np.zeros(len(which))
         overlap[plain] = shapely.area(shapely.intersection(lots[plain], geoms[which[plain]]))
+        trees = {i: shapely.STRtree(parts) for i, parts in many.items()}
         for k in np.flatnonzero(~plain).tolist():  # 100,000 lots in one proposal: by part
-            lot = lots[k]
+            lot, i = lots[k], int(which[k])
             shapely.prepare(lot)
-            overlap[k] = area_inside(many[int(which[k])], lot)
+            # only the parts near the lot, in their order: the same parts inside and across
+            near = np.sort(trees[i].query(lot))
+            overlap[k] = area_inside(many[i][near], lot)
         keep = overlap >= MIN_OVERLAP_SQFT
         which, lots = which[keep], lots[keep]
         for i in set(which.tolist()) & set(many):  # parts: only those on a lot merge
