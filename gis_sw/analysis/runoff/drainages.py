@@ -153,12 +153,14 @@ def scenarios(
         *(a.tolist() for a in (area_sqft, mapped_area, imp_area, cn_w, cn_used, c_w)), strict=True
     )
     return [
-        Scenario(name, cols[j], *fig, {key: m[j] for key, m in storms.items()})
-        for j, fig in enumerate(figures)
+        Scenario(name, cols[j], a, mapped, imp, w, used, c, {k: m[j] for k, m in storms.items()})
+        for j, (a, mapped, imp, w, used, c) in enumerate(figures)
     ]
 
 
-def _soil_problems(tables: Sequence[Table], area_sqft: np.ndarray, problems: list[list[str]]):
+def _soil_problems(
+    tables: Sequence[Table], area_sqft: np.ndarray, problems: list[list[str]]
+) -> np.ndarray:
     """Add :func:`~gis_sw.analysis.runoff.cover.soil_problems` of every table; return unmapped."""
     n = len(tables)
     owner = np.repeat(np.arange(n), [len(t["area_sqft"]) for t in tables])
@@ -231,8 +233,9 @@ def _results(
     imp_post = _masked_sums(imp, _joined(tables[1], "impervious", bool), owner, n)
     with np.errstate(invalid="ignore", divide="ignore"):
         imp_pct = np.where(area_sqft > 0, 100.0 * imp_post / area_sqft, 0.0)
-    rv = rational.volumetric_runoff_coefficient(imp_pct)
-    wqv = rational.water_quality_volume_cf(params.wqv_rainfall_in, imp_pct, area_sqft)
+    columns: Any = (imp_pct, area_sqft)  # the one-area formulas, applied to columns
+    rv: Any = rational.volumetric_runoff_coefficient(columns[0])
+    wqv: Any = rational.water_quality_volume_cf(params.wqv_rainfall_in, *columns)
     cover_note = [f"no land_cover layer: pervious ground counted as {params.default_cover}"]
     return [
         DrainageResult(
@@ -291,7 +294,8 @@ def _pieces(
         rows = [at[int(codes[every[n]])] for n in go_on]
         start = (state[0][rows], [state[1][r] for r in rows])
         levels = [prepared[every[n]].post[2:] for n in go_on]
-        done = split_cover_bulk([None] * len(go_on), levels, default, start=start)
+        areas = [jobs[every[n]].area for n in go_on]  # (the state is what is left of them)
+        done = split_cover_bulk(areas, levels, default, start=start)
         for n, ps in zip(go_on, done, strict=True):
             post[n] = ps
     if rest:

@@ -253,7 +253,7 @@ def _new(
     return out
 
 
-def same_areas(areas: Sequence[shapely.Geometry]) -> tuple[np.ndarray, np.ndarray]:
+def same_areas(areas: Sequence[shapely.Geometry] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Return each area's number among the distinct areas, and each distinct one's first.
 
     Areas are the same when their WKB is: the same polygon, so the same figures (20,000
