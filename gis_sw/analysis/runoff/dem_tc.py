@@ -11,25 +11,20 @@ are the same.  Areas are taken a few thousand at a time (their cells held at onc
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
 import shapely
 
-from gis_sw.analysis.runoff import tr55
 from gis_sw.analysis.runoff.levels import same_areas
 from gis_sw.analysis.runoff.params import HydrologyParams
-from gis_sw.analysis.runoff.site import TimeOfConcentration
+from gis_sw.analysis.runoff.site import TimeOfConcentration, flow_path_tc
 from gis_sw.layers.raster import RasterLayer
 
 __all__ = ["dem_times_of_concentration"]
 
 CELLS_AT_ONCE = 2_000_000
 """At most about this many DEM cells are held at once (a chunk of areas' windows)."""
-
-SOURCE = "DEM: highest to lowest cell, sheet then shallow concentrated flow"
-"""The source the one-area function gives."""
 
 
 def _windows(areas: np.ndarray, dem: RasterLayer) -> tuple[np.ndarray, ...]:
@@ -113,35 +108,6 @@ def dem_times_of_concentration(
         xs, ys, values, hi, lo = _extremes(arr[start:stop], dem)
         for j in np.flatnonzero(hi >= 0).tolist():
             ends = (int(hi[j]), int(lo[j]))
-            out[start + j] = _flow_path((xs, ys, values), ends, params, p2_in)
+            out[start + j] = flow_path_tc((xs, ys, values), ends, params, p2_in)
         start = stop
     return [out[k] for k in codes.tolist()]
-
-
-def _flow_path(
-    cells: tuple[np.ndarray, np.ndarray, np.ndarray],
-    ends: tuple[int, int],
-    params: HydrologyParams,
-    p2_in: float,
-) -> TimeOfConcentration | None:
-    """Return the Tc of the line from cell ``hi`` to cell ``lo`` (the one-area arithmetic).
-
-    ``cells``: the inside cells' x, y and values; ``ends``: the highest and lowest cell.
-    """
-    xs, ys, values = cells
-    hi, lo = ends
-    length = float(math.hypot(xs[hi] - xs[lo], ys[hi] - ys[lo]))
-    if length <= 0:
-        return None
-    slope = max((float(values[hi]) - float(values[lo])) / length, params.min_slope_ft_ft)
-    segments = tr55.flow_path_segments(
-        length,
-        slope,
-        sheet_n=params.sheet_flow_n,
-        sheet_max_ft=params.sheet_flow_max_ft,
-        p2_in=p2_in,
-        shallow_k=params.shallow_flow_k[params.shallow_flow_surface],
-    )
-    tc = sum(s.travel_time_hr for s in segments)
-    path = shapely.LineString([(xs[hi], ys[hi]), (xs[lo], ys[lo])])
-    return TimeOfConcentration(tc, SOURCE, segments, path)

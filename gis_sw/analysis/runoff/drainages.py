@@ -308,17 +308,17 @@ def _pieces(
 
 def compute_all(
     jobs: Sequence[DrainageJob],
-    *,
     params: HydrologyParams,
-    storms_in: Mapping[int, float],
-    distribution: str,
-    soils: Layer | None,
-    buildings: Layer | None,
-    pavement: Layer | None,
-    land_cover: Layer | None,
+    figures: Mapping[str, Any],
+    town: Mapping[str, Layer | None],
 ) -> list[DrainageResult]:
-    """Return :func:`~gis_sw.analysis.runoff.site.compute_drainage` of every job at once."""
-    layers = (buildings, pavement, land_cover)
+    """Return :func:`~gis_sw.analysis.runoff.site.compute_drainage` of every job at once.
+
+    ``figures``: ``storms_in`` and ``distribution``; ``town``: the ``soils``,
+    ``buildings``, ``pavement`` and ``land_cover`` layers (None where missing).
+    """
+    layers = (town["buildings"], town["pavement"], town["land_cover"])
+    soils = town["soils"]
     prepared = prepare_all(
         [j.area for j in jobs],
         [j.impervious for j in jobs],
@@ -359,8 +359,8 @@ def compute_all(
         prepared,
         (pre_tables, post_tables),
         codes=codes,
-        land_cover=land_cover,
+        land_cover=layers[2],
         soils=soils,
         params=params,
-        figures={"storms_in": storms_in, "distribution": distribution},
+        figures=figures,
     )

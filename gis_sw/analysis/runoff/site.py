@@ -151,7 +151,23 @@ def dem_time_of_concentration(
     if inside.sum() < 2:
         return None
     xs, ys, values = xs[inside], ys[inside], values[inside]
-    hi, lo = int(np.argmax(values)), int(np.argmin(values))
+    ends = int(np.argmax(values)), int(np.argmin(values))
+    return flow_path_tc((xs, ys, values), ends, params, p2_in)
+
+
+def flow_path_tc(
+    cells: tuple[np.ndarray, np.ndarray, np.ndarray],
+    ends: tuple[int, int],
+    params: HydrologyParams,
+    p2_in: float,
+) -> TimeOfConcentration | None:
+    """Return the Tc of the straight line from the highest to the lowest cell of an area.
+
+    ``cells``: the x, y and value of the DEM cells inside the area; ``ends``: the index of
+    the highest and of the lowest.  None when they are one point.
+    """
+    xs, ys, values = cells
+    hi, lo = ends
     length = float(math.hypot(xs[hi] - xs[lo], ys[hi] - ys[lo]))
     if length <= 0:
         return None
@@ -396,16 +412,9 @@ def compute_drainages(
     """
     from gis_sw.analysis.runoff.drainages import compute_all
 
-    return compute_all(
-        jobs,
-        params=params,
-        storms_in=storms_in,
-        distribution=distribution,
-        soils=soils,
-        buildings=buildings,
-        pavement=pavement,
-        land_cover=land_cover,
-    )
+    layers = {"soils": soils, "buildings": buildings, "pavement": pavement}
+    figures = {"storms_in": storms_in, "distribution": distribution}
+    return compute_all(jobs, params, figures, {**layers, "land_cover": land_cover})
 
 
 def _result(
