@@ -44,6 +44,8 @@ from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.findings import Findings, Outcome, rule_check
 from gis_sw.analysis.runoff.areas import has_many_small_parts
 from gis_sw.analysis.runoff.cover import LayerArrays, area_inside, polygon_parts
+from gis_sw.analysis.runoff.dem_tc import dem_times_of_concentration
+from gis_sw.analysis.runoff.levels import union_groups
 from gis_sw.analysis.runoff.params import HydrologyParams, parse_hydrology
 from gis_sw.analysis.runoff.sheet import calculation_sheet
 from gis_sw.analysis.runoff.site import (
@@ -51,7 +53,6 @@ from gis_sw.analysis.runoff.site import (
     DrainageResult,
     TimeOfConcentration,
     compute_drainages,
-    dem_time_of_concentration,
 )
 from gis_sw.analysis.wording import decimals_apart, figure_pair, fmt_number
 from gis_sw.layers.layerset import LayerSet
@@ -95,18 +96,26 @@ def _parcel_drainage(ctx: CheckContext) -> dict[str, shapely.Geometry]:
         plain = ~np.isin(which, list(many))
         overlap = np.zeros(len(which))
         overlap[plain] = shapely.area(shapely.intersection(lots[plain], geoms[which[plain]]))
+        trees = {i: shapely.STRtree(parts) for i, parts in many.items()}
         for k in np.flatnonzero(~plain).tolist():  # 100,000 lots in one proposal: by part
-            lot = lots[k]
+            lot, i = lots[k], int(which[k])
             shapely.prepare(lot)
-            overlap[k] = area_inside(many[int(which[k])], lot)
+            # only the parts near the lot, in their order: the same parts inside and across
+            near = np.sort(trees[i].query(lot))
+            overlap[k] = area_inside(many[i][near], lot)
         keep = overlap >= MIN_OVERLAP_SQFT
         which, lots = which[keep], lots[keep]
-        cuts = np.flatnonzero(np.diff(which)) + 1
-        for group, touched in zip(np.split(which, cuts), np.split(lots, cuts), strict=True):
-            if len(group):
-                i = int(group[0])
-                own = many[i] if i in many else [geoms[i]]  # parts: only those on a lot merge
-                out[pids[i]] = shapely.disjoint_subset_union_all([*touched, *own])
+        for i in set(which.tolist()) & set(many):  # parts: only those on a lot merge
+            own = many[i]
+            out[pids[i]] = shapely.disjoint_subset_union_all([*lots[which == i], *own])
+        plain_lots = ~np.isin(which, list(many))
+        which, lots = which[plain_lots], lots[plain_lots]
+        drained = np.unique(which)  # each: its lots, then its disturbance, in one union
+        members = np.concatenate([lots, geoms[drained]])
+        codes = np.concatenate([which, drained])
+        unions = union_groups(members, codes, len(geoms))
+        for i in drained.tolist():
+            out[pids[i]] = unions[i]
         return out
 
     return ctx.memo("hydrology.parcel_drainage", compute)
@@ -137,18 +146,29 @@ def _drainage_areas(
     return [(pid, _parcel_drainage(ctx).get(pid, dist), float("nan"))]
 
 
-def _tc(
-    ctx: CheckContext, area: shapely.Geometry, tc_min: float, params: HydrologyParams
-) -> TimeOfConcentration:
-    if not math.isnan(tc_min) and tc_min > 0:
-        return TimeOfConcentration(tc_min / 60.0, "given tc_min on drainage_areas")
+def _times(
+    ctx: CheckContext, areas: list[shapely.Geometry], tc_mins: list[float], params: HydrologyParams
+) -> list[TimeOfConcentration]:
+    """Return each drainage area's Tc: its given ``tc_min``, else from the DEM, else default.
+
+    The DEM's flow paths of every area without a ``tc_min`` come from one vectorised pass
+    (:mod:`gis_sw.analysis.runoff.dem_tc`).
+    """
+    given = [not math.isnan(t) and t > 0 for t in tc_mins]
+    found: list[TimeOfConcentration | None] = [None] * len(areas)
     dem = ctx.layers.raster("dem")
     if dem is not None:
         p2 = ctx.ruleset.storms.depths_in[params.sheet_flow_p2_storm_yr]
-        found = dem_time_of_concentration(area, dem, params, p2)
-        if found is not None:
-            return found
-    return TimeOfConcentration(params.default_tc_hr, "default")
+        todo = [i for i, g in enumerate(given) if not g]
+        for i, tc in zip(
+            todo, dem_times_of_concentration([areas[i] for i in todo], dem, params, p2), strict=True
+        ):
+            found[i] = tc
+    default = TimeOfConcentration(params.default_tc_hr, "default")
+    return [
+        TimeOfConcentration(t / 60.0, "given tc_min on drainage_areas") if g else f or default
+        for t, g, f in zip(tc_mins, given, found, strict=True)
+    ]
 
 
 def _params(ctx: CheckContext) -> HydrologyParams:
@@ -168,14 +188,17 @@ def _compute(ctx: CheckContext) -> list[DrainageResult]:
     buildings = LayerArrays.of(ctx.layers.get("buildings"))
     pavement = LayerArrays.of(ctx.layers.get("pavement"))
     land_cover = LayerArrays.of(ctx.layers.get("land_cover"), "cover")
-    jobs: list[DrainageJob] = []
+    found = []
     for pid, dist in ctx.disturbance_union.items():
         if dist is None or shapely.is_empty(dist):
             continue
         imp = imp_by_pid.get(str(pid))
-        for did, area, tc_min in _drainage_areas(ctx, str(pid), dist):
-            tc = _tc(ctx, area, tc_min, params)
-            jobs.append(DrainageJob(str(pid), did, area, imp, dist, tc))
+        found += [(str(pid), *d, imp, dist) for d in _drainage_areas(ctx, str(pid), dist)]
+    tcs = _times(ctx, [f[2] for f in found], [f[3] for f in found], params)
+    jobs = [
+        DrainageJob(pid, did, area, imp, dist, tc)
+        for (pid, did, area, _, imp, dist), tc in zip(found, tcs, strict=True)
+    ]
     results = compute_drainages(  # the overlays of every drainage area at once
         jobs,
         params=params,

@@ -25,42 +25,43 @@ from gis_sw.analysis.runoff.cover import (
     MIN_AREA_SQFT,
     CoverLevel,
     add_piece_sums,
-    many_small_parts,
     sums_to_columns,
 )
+from gis_sw.analysis.runoff.levels import many_small_flags
 from gis_sw.analysis.runoff.params import HydrologyParams
 
-__all__ = ["split_cover_bulk", "subarea_columns_bulk"]
+__all__ = ["split_cover_bulk", "split_levels_bulk", "subarea_columns_bulk"]
 
 _MIN_AREA_SQFT = MIN_AREA_SQFT
 
 
-def split_cover_bulk(
-    areas: Sequence[shapely.Geometry], levels: Sequence[Sequence[CoverLevel]], default: str
-) -> list[list[CoverLevel]]:
-    """Return :func:`~gis_sw.analysis.runoff.cover.split_cover` of each area and its levels.
+State = tuple[np.ndarray, list[list[CoverLevel]]]
+"""What is left of each area, and its pieces so far, after some of its levels."""
 
-    Parameters
-    ----------
-    areas
-        The drainage areas.
-    levels
-        Each area's cover levels, highest priority first.
-    default
-        The cover of the ground no level takes.
 
-    Returns
-    -------
-    list of list of CoverLevel
-        Each area's pieces, as the one-area function gives them.
+def split_levels_bulk(
+    areas: Sequence[shapely.Geometry],
+    levels: Sequence[Sequence[CoverLevel]],
+    *,
+    start: State | None = None,
+) -> State:
+    """Cut each area's levels, in order, from what is left of it (no default piece).
+
+    ``start``: the state to go on from (copied), else each whole area with no piece.
     """
-    n = len(areas)
-    remaining = np.asarray(list(areas), dtype=object) if n else np.empty(0, dtype=object)
-    pieces: list[list[CoverLevel]] = [[] for _ in range(n)]
+    if start is not None:
+        remaining = start[0].copy()
+        pieces = [list(p) for p in start[1]]
+    else:
+        remaining = np.empty(len(areas), dtype=object)
+        remaining[:] = list(areas)
+        pieces = [[] for _ in range(len(areas))]
+    n = len(remaining)
     depth = max((len(lv) for lv in levels), default=0)
     for k in range(depth):
         which = np.array([i for i in range(n) if len(levels[i]) > k], dtype="int64")
-        level_geoms = np.array([levels[i][k].geometry for i in which.tolist()], dtype=object)
+        level_geoms = np.empty(len(which), dtype=object)
+        level_geoms[:] = [levels[i][k].geometry for i in which.tolist()]
         live = ~shapely.is_empty(level_geoms) & ~shapely.is_empty(remaining[which])
         which, level_geoms = which[live], level_geoms[live]
         if len(which) == 0:
@@ -76,6 +77,36 @@ def split_cover_bulk(
             level = levels[i][k]
             pieces[i].append(CoverLevel(level.source, level.cover, piece))
         remaining[which] = shapely.difference(left, level_geoms)
+    return remaining, pieces
+
+
+def split_cover_bulk(
+    areas: Sequence[shapely.Geometry],
+    levels: Sequence[Sequence[CoverLevel]],
+    default: str,
+    *,
+    start: State | None = None,
+) -> list[list[CoverLevel]]:
+    """Return :func:`~gis_sw.analysis.runoff.cover.split_cover` of each area and its levels.
+
+    Parameters
+    ----------
+    areas
+        The drainage areas.
+    levels
+        Each area's cover levels, highest priority first (after those of ``start``).
+    default
+        The cover of the ground no level takes.
+    start
+        The :func:`split_levels_bulk` state of levels above these (the same pieces: each
+        step is the same GEOS call on the same polygons), else none.
+
+    Returns
+    -------
+    list of list of CoverLevel
+        Each area's pieces, as the one-area function gives them.
+    """
+    remaining, pieces = split_levels_bulk(areas, levels, start=start)
     left = ~shapely.is_empty(remaining) & (shapely.area(remaining) > _MIN_AREA_SQFT)
     for i in np.flatnonzero(left).tolist():
         pieces[i].append(CoverLevel("default pervious cover", default, remaining[i]))
@@ -122,10 +153,40 @@ def _pair_areas(
     return inside, left_areas
 
 
+Known = dict[tuple[int, int], tuple[np.ndarray, float]]
+"""Areas of pieces split by soil groups, by (id of the piece, id of the groups)."""
+
+
+def _known_areas(
+    pairs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    keys: list[tuple[int, int]],
+    known: Known,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return :func:`_pair_areas`, overlaying only the pieces ``known`` does not hold."""
+    flat, pair_piece, pair_group, counts = pairs
+    held = np.array([k in known for k in keys], dtype=bool)
+    todo = np.flatnonzero(~held)
+    renumber = np.cumsum(~held) - 1
+    sel = ~held[pair_piece]
+    inside = np.zeros(len(pair_piece))
+    left_areas = np.zeros(len(flat))
+    inside[sel], left_areas[todo] = _pair_areas(
+        flat[todo], renumber[pair_piece[sel]], pair_group[sel], counts[todo]
+    )
+    starts = np.cumsum(counts) - counts
+    for j in np.flatnonzero(held).tolist():
+        inside[starts[j] : starts[j] + counts[j]], left_areas[j] = known[keys[j]]
+    for j in todo.tolist():
+        known[keys[j]] = (inside[starts[j] : starts[j] + counts[j]].copy(), float(left_areas[j]))
+    return inside, left_areas
+
+
 def subarea_columns_bulk(
     pieces: Sequence[Sequence[CoverLevel]],
     groups: Sequence[Mapping[str, shapely.Geometry]],
     params: HydrologyParams,
+    *,
+    known: Known | None = None,
 ) -> list[dict[str, np.ndarray] | None]:
     """Return :func:`~gis_sw.analysis.runoff.cover.subarea_columns` of each area's pieces.
 
@@ -137,6 +198,9 @@ def subarea_columns_bulk(
         Each area's soil groups (:func:`~gis_sw.analysis.runoff.cover.soil_groups`).
     params
         The ruleset's hydrology parameters (curve numbers and C of each cover).
+    known
+        The areas of pieces already split by the same soil groups (the same piece and
+        groups objects: the same figures), read from and added to.
 
     Returns
     -------
@@ -144,10 +208,10 @@ def subarea_columns_bulk(
         Each area's columns; None for an area with a piece of many small parts (summed
         part by part by the one-area function, which the caller calls for it).
     """
-    skip = [
-        bool(groups[i]) and any(many_small_parts(p.geometry) for p in ps)
-        for i, ps in enumerate(pieces)
-    ]
+    owner = np.repeat(np.arange(len(pieces)), [len(ps) for ps in pieces])
+    many = many_small_flags([p.geometry for ps in pieces for p in ps])
+    has_many = np.bincount(owner[many], minlength=len(pieces)) > 0
+    skip = [bool(g) and bool(m) for g, m in zip(groups, has_many.tolist(), strict=True)]
     mine = [[] if skip[i] else list(ps) for i, ps in enumerate(pieces)]
     flat, owner, counts = _flat_pairs(mine, groups)
     letters = [sorted(g) for g in groups]
@@ -156,7 +220,12 @@ def subarea_columns_bulk(
     pair_group = np.array(
         [groups[i][letter] for i in owner.tolist() for letter in letters[i]], dtype=object
     )
-    inside, left_areas = _pair_areas(flat, pair_piece, pair_group, counts)
+    levels = [p for ps in mine for p in ps]
+    inside, left_areas = _known_areas(
+        (flat, pair_piece, pair_group, counts),
+        [(id(p), id(groups[i])) for p, i in zip(levels, owner.tolist(), strict=True)],
+        {} if known is None else known,
+    )
     out: list[dict[str, np.ndarray] | None] = []
     j = pair = 0
     for i, ps in enumerate(mine):

@@ -19,7 +19,6 @@ import shapely
 
 from gis_sw.analysis.runoff import rational, tr55
 from gis_sw.analysis.runoff.areas import has_many_small_parts, level_area_columns
-from gis_sw.analysis.runoff.bulk import split_cover_bulk, subarea_columns_bulk
 from gis_sw.analysis.runoff.cover import (
     SUBAREA_COLUMNS,
     CoverLevel,
@@ -152,7 +151,23 @@ def dem_time_of_concentration(
     if inside.sum() < 2:
         return None
     xs, ys, values = xs[inside], ys[inside], values[inside]
-    hi, lo = int(np.argmax(values)), int(np.argmin(values))
+    ends = int(np.argmax(values)), int(np.argmin(values))
+    return flow_path_tc((xs, ys, values), ends, params, p2_in)
+
+
+def flow_path_tc(
+    cells: tuple[np.ndarray, np.ndarray, np.ndarray],
+    ends: tuple[int, int],
+    params: HydrologyParams,
+    p2_in: float,
+) -> TimeOfConcentration | None:
+    """Return the Tc of the straight line from the highest to the lowest cell of an area.
+
+    ``cells``: the x, y and value of the DEM cells inside the area; ``ends``: the index of
+    the highest and of the lowest.  None when they are one point.
+    """
+    xs, ys, values = cells
+    hi, lo = ends
     length = float(math.hypot(xs[hi] - xs[lo], ys[hi] - ys[lo]))
     if length <= 0:
         return None
@@ -342,7 +357,16 @@ def compute_drainage(
     """
     job = DrainageJob(proposal_id, drainage_id, area, impervious, disturbance, tc)
     layers = (buildings, pavement, land_cover)
-    pre_levels, post_levels, groups, problems = _prepare(job, layers, soils, params)
+    problems: list[str] = []
+    pre_levels, post_levels = cover_levels(
+        area,
+        layers=layers,
+        impervious=impervious,
+        disturbance=disturbance,
+        params=params,
+        problems=problems,
+    )
+    groups = soil_groups(soils, area, params)
     pre_table = _subarea_table(area, pre_levels, soils, groups, params)
     post_table = _subarea_table(area, post_levels, soils, groups, params)
     figures = {"storms_in": storms_in, "distribution": distribution}
@@ -380,69 +404,17 @@ def compute_drainages(
     pavement: Layer | None,
     land_cover: Layer | None,
 ) -> list[DrainageResult]:
-    """Return :func:`compute_drainage` of every job, the overlays run for all at once.
+    """Return :func:`compute_drainage` of every job, computed for all at once.
 
-    The cover pieces and their soil-group areas of every drainage area come from one
-    vectorised call per step (:mod:`gis_sw.analysis.runoff.bulk`), the figures those of one
-    area at a time to float noise; an area with a level of many small parts is summed by
-    areas of unions, alone (:mod:`gis_sw.analysis.runoff.areas`).
+    The levels, cover pieces, soil-group areas and figures of every drainage area come from
+    vectorised calls over all of them (:func:`gis_sw.analysis.runoff.drainages.compute_all`),
+    the same figures as one area at a time.
     """
-    layers = (buildings, pavement, land_cover)
-    prepared = [_prepare(job, layers, soils, params) for job in jobs]
-    groups = [p[2] for p in prepared]
-    sides = ([p[0] for p in prepared], [p[1] for p in prepared])  # pre, post levels
-    plain = [not any(has_many_small_parts(lv.geometry) for lv in (*p[0], *p[1])) for p in prepared]
-    tables: list[list[dict[str, np.ndarray] | None]] = [[None] * len(jobs) for _ in range(2)]
-    which = [i for i, ok in enumerate(plain) if ok]
-    areas = [jobs[i].area for i in which]
-    for side in (0, 1):
-        pieces = split_cover_bulk(areas, [sides[side][i] for i in which], params.default_cover)
-        found = subarea_columns_bulk(pieces, [groups[i] for i in which], params)
-        for i, ps, cols in zip(which, pieces, found, strict=True):
-            tables[side][i] = (
-                cols
-                if cols is not None
-                else subarea_columns(ps, soils, jobs[i].area, params, groups=groups[i])
-            )
+    from gis_sw.analysis.runoff.drainages import compute_all
+
+    layers = {"soils": soils, "buildings": buildings, "pavement": pavement}
     figures = {"storms_in": storms_in, "distribution": distribution}
-    results = []
-    for i, job in enumerate(jobs):
-        pre_levels, post_levels, _, problems = prepared[i]
-        pre, post = tables[0][i], tables[1][i]
-        if pre is None or post is None:
-            pre = _subarea_table(job.area, pre_levels, soils, groups[i], params)
-            post = _subarea_table(job.area, post_levels, soils, groups[i], params)
-        results.append(
-            _result(
-                job,
-                (pre, post),
-                problems=problems,
-                layers=layers,
-                soils=soils,
-                params=params,
-                figures=figures,
-            )
-        )
-    return results
-
-
-def _prepare(
-    job: DrainageJob,
-    layers: tuple[Layer | None, Layer | None, Layer | None],
-    soils: Layer | None,
-    params: HydrologyParams,
-) -> tuple[list[CoverLevel], list[CoverLevel], dict[str, shapely.Geometry], list[str]]:
-    """Return the pre- and post-development levels, soil groups and problems of one area."""
-    problems: list[str] = []
-    pre_levels, post_levels = cover_levels(
-        job.area,
-        layers=layers,
-        impervious=job.impervious,
-        disturbance=job.disturbance,
-        params=params,
-        problems=problems,
-    )
-    return pre_levels, post_levels, soil_groups(soils, job.area, params), problems
+    return compute_all(jobs, params, figures, {**layers, "land_cover": land_cover})
 
 
 def _result(
