@@ -73,7 +73,12 @@ def test_warm_recheck_goal_is_50_ms(warm, met):
 
 
 FLOOR = {"read": 0.5, "index": 0.25, "screen": 1.0, "write": 0.25}  # 2.0 s in all
-SPLIT = {"screen_1_thread": 8.0, "quick_1_thread": 2.0, "siting_1_thread": 5.0}
+SPLIT = {
+    "screen_1_thread": 8.0,
+    "quick_1_thread": 2.0,
+    "siting_1_thread": 5.0,
+    "band_1_thread": 1.5,
+}
 
 
 @pytest.mark.parametrize(("screen", "met"), [(2.0, True), (2.01, False)])
@@ -85,7 +90,9 @@ def test_batch_goal_is_twice_the_bare_floor(screen, met):
     assert batch["size"] == "10,000 parcels"
     assert "floor: read 0.50 s, index 0.25 s, screen 1.00 s, write 0.25 s" in batch["note"]
     assert (parts["seconds"], parts["against_seconds"]) == (8.0, 2.0)
-    assert parts["note"] == "siting alone 5.00 s = 62% of the screen"
+    assert parts["note"] == (
+        "siting alone 5.00 s = 62% of the screen, wetland adjacent area alone 1.50 s = 19%"
+    )
     assert "met" not in parts
 
 

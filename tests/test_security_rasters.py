@@ -200,22 +200,23 @@ def test_a_window_still_too_large_is_refused_naming_the_file_and_size(tmp_path: 
             "dem": {"path": "dem.tif"},
         },
     )
-    for args in (
-        ["validate", "--layers", str(layers)],
-        ["check", str(inputs.proposals), "--layers", str(layers), "--map", "none"],
-    ):
-        result = invoke(args)
-        assert result.exit_code == 2, result.output
-        text = result.output if args[0] == "validate" else result.stderr
-        assert str(tmp_path / "dem.tif") in text
-        found = re.search(r"is ([\d,]+) x ([\d,]+) = ([\d,]+) cells \(([\d.]+) GiB", text)
-        assert found is not None, text
-        width, height, cells = (int(found[i].replace(",", "")) for i in (1, 2, 3))
-        assert abs(width - 5300 / cell) <= 6
-        assert abs(height - 300 / cell) <= 6
-        assert cells == width * height > MAX_RASTER_CELLS
-        assert float(found[4]) == round(cells * 8 / 2**30, 1)
-        assert "gdal_translate -projwin" in text
+    result = invoke(["validate", "--layers", str(layers)])  # the whole town's area
+    assert result.exit_code == 2, result.output
+    text = result.output
+    assert str(tmp_path / "dem.tif") in text
+    found = re.search(r"is ([\d,]+) x ([\d,]+) = ([\d,]+) cells \(([\d.]+) GiB", text)
+    assert found is not None, text
+    width, height, cells = (int(found[i].replace(",", "")) for i in (1, 2, 3))
+    assert abs(width - 5300 / cell) <= 6
+    assert abs(height - 300 / cell) <= 6
+    assert cells == width * height > MAX_RASTER_CELLS
+    assert float(found[4]) == round(cells * 8 / 2**30, 1)
+    assert "gdal_translate -projwin" in text
+    # check reads the DEM around the proposals only (gis_sw/dem_reach.py): that window fits,
+    # and holds no elevation, which is refused by name all the same
+    result = invoke(["check", str(inputs.proposals), "--layers", str(layers), "--map", "none"])
+    assert result.exit_code == 2, result.output
+    assert f"{tmp_path / 'dem.tif'}: holds no data in the area" in result.stderr
 
 
 def test_a_whole_raster_over_the_limit_is_refused_when_no_layer_gives_an_area(

@@ -90,9 +90,11 @@ def manifest_text(town: SampleTown, *, fmt: str, command: str) -> str:
         'crs = "EPSG:2260"',
         "",
     ]
-    for kind in town.vectors:
+    for kind, frame in town.vectors.items():
         lines.append(f"[{kind}]")
-        if fmt == "gpkg":
+        if not len(frame):  # a town this small has none: an absence declared, not an empty layer
+            lines += ["none = true", ""]
+        elif fmt == "gpkg":
             lines += [f'path = "{TOWN_FILE}"', f'layer = "{kind}"', ""]
         else:
             lines += [f'path = "{kind}.parquet"', ""]
