@@ -61,6 +61,7 @@ SCRIPTS: dict[str, tuple[str, list[str], list[str]]] = {
         ["--parcels", "100000", "--runs", "3"],
         ["--parcels", "5000", "--runs", "2"],
     ),
+    "warm": ("bench_warm.py", ["--parcels", "100000"], ["--parcels", "5000", "--repeats", "5"]),
     "siting": ("bench_siting.py", ["--sizes", "10000", "100000"], ["--sizes", "2000"]),
     "bigprop": (
         "bench_big_proposals.py",
@@ -199,12 +200,38 @@ def body(saved: dict, link: str) -> str:
     return "\n".join(out).rstrip()
 
 
+def merged(saved: dict, ran: list[str]) -> dict:
+    """Return ``saved`` with the rows of :data:`ROWS_FILE` of benchmarks not in ``ran``.
+
+    Each kept row's note ends with when that row was measured ("earlier run, <time>"), so a
+    table mixing runs says which row came from which.
+    """
+    if not ROWS_FILE.exists():
+        return saved
+    old = json.loads(ROWS_FILE.read_text(encoding="utf-8"))
+    found = re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", old.get("machine", ""))
+    note = f"earlier run, {found[0] if found else 'time unknown'}"
+    kept = [
+        row
+        if "earlier run" in str(row.get("note", ""))
+        else {**row, "note": "; ".join(filter(None, [row.get("note"), note]))}
+        for row in old["rows"]
+        if row.get("bench") not in ran
+    ]
+    return {**saved, "rows": kept + saved["rows"]}
+
+
 def main() -> None:
     """Run the benchmarks, print the tables, write them into the docs."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (while developing)")
     parser.add_argument("--no-write", action="store_true", help="print only")
     parser.add_argument("--only", default=",".join(SCRIPTS))
+    parser.add_argument(
+        "--merge",
+        action="store_true",
+        help="keep the saved rows of the benchmarks not run now (each says when it ran)",
+    )
     parser.add_argument(
         "--render",
         type=Path,
@@ -223,6 +250,8 @@ def main() -> None:
             if not found or status.endswith("(failed)"):
                 saved["no_rows"].append(status)
         saved["machine"] = machine()
+        if args.merge:
+            saved = merged(saved, args.only.split(","))
         ROWS_FILE.parent.mkdir(parents=True, exist_ok=True)
         ROWS_FILE.write_text(json.dumps(saved, indent=1), "utf-8")
     print(body(saved, "the Performance section of docs/batch.md"))
