@@ -174,7 +174,7 @@ def screen_layers(
             )
             source = spill_layerset(layers, prepared, plan, folder)
         else:
-            source = ChunkSource(prepared.parcels, _context(layers), plan)
+            source = ChunkSource(prepared.parcels, _context(layers), plan, workers=options.workers)
         run_source(source, todo, ruleset, saving(store, finish), options=options)
     if store is not None:
         rows = store.read_all(plan.n_chunks, plan.rows)
