@@ -141,12 +141,15 @@ def screen_layers(
     progress: Progress | None = None,
     prepared_plan: tuple[PreparedParcels, ChunkPlan] | None = None,
     recomputed: Mapping[int, str] | None = None,
+    built: ChunkSource | None = None,
 ) -> ScreenResult:
     """Screen every parcel of ``layers``.
 
     With ``store``, each chunk's rows are written as a part as soon as it is finished and
     chunks in ``done`` are skipped (resume); the rows are read back from the parts at the
-    end.  Without it, rows are kept in memory.
+    end.  Without it, rows are kept in memory.  ``built`` is the chunk source of
+    ``prepared_plan`` when it was built already (:func:`run_chunks_to_store` builds it while
+    it hashes the layers); a streamed run ignores it.
 
     Raises
     ------
@@ -166,7 +169,7 @@ def screen_layers(
     todo = todo_chunks(plan, done, progress)
     with ExitStack() as stack:
         source: ChunkSource | DiskChunkSource
-        if options.stream or (options.engine == Engine.DASK and options.scheduler):
+        if streams(options):
             from gis_sw.batch.stream_run import spill_layerset
 
             folder = Path(
@@ -174,7 +177,7 @@ def screen_layers(
             )
             source = spill_layerset(layers, prepared, plan, folder)
         else:
-            source = ChunkSource(prepared.parcels, _context(layers), plan)
+            source = built or memory_source(layers, prepared, plan, options)
         run_source(source, todo, ruleset, saving(store, finish), options=options)
     if store is not None:
         rows = store.read_all(plan.n_chunks, plan.rows)
@@ -190,6 +193,18 @@ def screen_layers(
         chunks_run=len(todo),
         recomputed=dict(recomputed or {}),
     )
+
+
+def streams(options: RunOptions) -> bool:
+    """Return True when the run reads its chunks from layers spilled to disk."""
+    return bool(options.stream or (options.engine == Engine.DASK and options.scheduler))
+
+
+def memory_source(
+    layers: LayerSet, prepared: PreparedParcels, plan: ChunkPlan, options: RunOptions
+) -> ChunkSource:
+    """Return the chunk source of whole layers in memory (big polygons cut on the workers)."""
+    return ChunkSource(prepared.parcels, _context(layers), plan, workers=options.workers)
 
 
 SPILL_PREFIX = ".gis-sw-spill-"
@@ -325,19 +340,28 @@ def run_chunks_to_store(
         it cannot read (see :meth:`PartStore.start`).
     """
     prepared, plan = plan_for(layers, ruleset, chunk_size=options.chunk_size)
-    fingerprint = run_fingerprint(
-        layers,
-        ruleset,
-        files=files or {},
-        proposals=Path(proposals) if proposals is not None else None,
-        chunk_size=plan.chunk_size,
-        quick=options.quick,
-        halo_ft=plan.halo_ft,
-        chunks=plan.fingerprints,
-    )
-    store, found = start_store(
-        out_dir, fingerprint, plan, resume=resume, overwrite=overwrite, on_plan=on_plan
-    )
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="gis-sw-source") as early:
+        # the chunk source is built (big polygons cut, trees built: GEOS work without the
+        # GIL) while this thread hashes the layers; neither prepares a geometry
+        building = (
+            None
+            if streams(options)
+            else early.submit(memory_source, layers, prepared, plan, options)
+        )
+        fingerprint = run_fingerprint(
+            layers,
+            ruleset,
+            files=files or {},
+            proposals=Path(proposals) if proposals is not None else None,
+            chunk_size=plan.chunk_size,
+            quick=options.quick,
+            halo_ft=plan.halo_ft,
+            chunks=plan.fingerprints,
+        )
+        store, found = start_store(
+            out_dir, fingerprint, plan, resume=resume, overwrite=overwrite, on_plan=on_plan
+        )
+        built = building.result() if building is not None else None
     return screen_layers(
         layers,
         ruleset,
@@ -347,6 +371,7 @@ def run_chunks_to_store(
         progress=progress,
         prepared_plan=(prepared, plan),
         recomputed=found.damaged,
+        built=built,
     )
 
 
