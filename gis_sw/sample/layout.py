@@ -238,9 +238,10 @@ def band_lots(layout: Layout, bands: range, seed: int) -> pd.DataFrame:
     """
     block_x0 = layout.x_min + ROAD_FT / 2 + np.arange(layout.columns) * (BLOCK_WIDTH_FT + ROAD_FT)
     rows = layout.bands.iloc[bands.start : bands.stop]
+    keep = rows["lots"].to_numpy()
     frames = [
-        _band_lots(row, block_x0, seed).iloc[: int(row.lots)]
-        for row in rows.itertuples(index=False)
+        _band_lots(row, block_x0, seed).iloc[: int(count)]
+        for row, count in zip(rows.itertuples(index=False), keep, strict=True)
     ]
     return pd.concat(frames, ignore_index=True)
 
