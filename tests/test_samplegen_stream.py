@@ -23,7 +23,7 @@ from gis_sw.sample import build_town, generate_town
 from gis_sw.sample.cases import build_cases
 from gis_sw.sample.layout import BAND_CYCLE, RNG_BUILDINGS, band_parcel_count, plan_layout
 from gis_sw.sample.stream import lot_blocks, stream_town
-from gis_sw.sample.town import HOUSE_DRAWS, LAYER_ORDER, LOT_LAYERS, _house_draws
+from gis_sw.sample.town import HOUSE_DRAWS, LAYER_ORDER, LOT_LAYERS, WATER_LAYERS, _house_draws
 from gis_sw.sample.write import RASTER_FILES, write_proposals, write_town
 
 SEED = 16
@@ -56,8 +56,10 @@ def test_streamed_town_is_the_town_built_whole(tmp_path: Path, parcels: int) -> 
         assert a.schema.equals(b.schema, check_metadata=True), kind
         assert a.equals(b), kind
         assert summary.features[kind] == a.num_rows
-    for kind in LOT_LAYERS:  # really written by blocks
+    for kind in ("parcels", "land_cover"):  # really written by blocks
         assert pq.ParquetFile(streamed / f"{kind}.parquet").num_row_groups == len(blocks), kind
+    for kind in (*LOT_LAYERS, *WATER_LAYERS):  # one row group per block holding any
+        assert pq.ParquetFile(streamed / f"{kind}.parquet").num_row_groups >= 3, kind
     for name in ("layers.toml", "expected.csv", "proposals.gpkg"):
         assert (whole / name).read_bytes() == (streamed / name).read_bytes(), name
     for name in RASTER_FILES.values():

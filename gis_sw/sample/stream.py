@@ -1,13 +1,14 @@
 """Write a sample town as GeoParquet block by block, so memory is set by the block, not the town.
 
 The layers that stand on lots (:data:`gis_sw.sample.town.LOT_LAYERS`: parcels, buildings,
-wells, septic fields, land cover, pavement) grow with the town: 5,000,000 parcels held whole
+wells, septic fields, land cover, pavement) and those drawn along the streams
+(:data:`gis_sw.sample.town.WATER_LAYERS`) grow with the town: 5,000,000 parcels held whole
 would take about 16 GB.  :func:`stream_town` makes them a block of whole band cycles at a time
-(south to north, :data:`BLOCK_LOTS` lots or so) and appends each block to one GeoParquet file
-per layer as row groups (``pyarrow.parquet.ParquetWriter``, by way of a spill file: see
-:class:`GeoParquetBlocks`).  The layers that do not grow with
-the lots (zoning, water, soils) and the rasters are made whole, as :func:`build_town` makes
-them.
+(south to north, :data:`BLOCK_LOTS` lots or so, with the streams of those bands) and appends
+each block to one GeoParquet file per layer as row groups (``pyarrow.parquet.ParquetWriter``,
+by way of a spill file: see :class:`GeoParquetBlocks`).  Zoning (a polygon per band), soils
+(500 ft squares) and the rasters (at most 4,000 cells a side) are made whole, as
+:func:`gis_sw.sample.build_town` makes them.
 
 The files hold the same rows, in the same order, with the same schema, CRS and GeoParquet
 ``geo`` metadata (its ``bbox`` and ``geometry_types`` are those of the whole layer, merged
@@ -47,13 +48,15 @@ from gis_sw.sample.town import (
     CASE_LOTS,
     LAYER_ORDER,
     LOT_LAYERS,
+    WATER_LAYERS,
     SampleTown,
     area_vectors,
     lot_vectors,
     name_draws,
     town_lots,
+    water_vectors,
 )
-from gis_sw.sample.water import make_streams
+from gis_sw.sample.water import Streams, make_streams
 from gis_sw.sample.write import (
     TownSummary,
     manifest_text,
@@ -107,7 +110,8 @@ class GeoParquetBlocks:
         else:
             table = table.cast(self._schema)
             _merge_geo(self._geo, geo)
-        self._ipc.write_table(table)
+        if table.num_rows:  # no empty row group for a block without such features
+            self._ipc.write_table(table)
         self.rows += table.num_rows
 
     def close(self) -> None:
@@ -195,12 +199,13 @@ def stream_town(
     out = Path(out_dir)
     for target in town_targets(out, LAYER_ORDER, fmt="parquet"):  # refuse before writing anything
         check_writable(target, overwrite=overwrite)
-    area = area_vectors(plan, streams, seed, crs)
+    area = area_vectors(plan, streams, seed, crs, water=False)
     counts = {kind: len(frame) for kind, frame in area.items()}
-    head = _write_lot_layers(out, plan, seed, crs, overwrite=overwrite, block_lots=block_lots)
-    counts |= {kind: sink.rows for kind, sink in head.pop("sinks").items()}
     for kind, frame in area.items():
         write_parquet(frame, out / f"{kind}.parquet", overwrite=overwrite)
+    del area
+    head = _write_blocks(out, plan, streams, seed, crs, overwrite=overwrite, block_lots=block_lots)
+    counts |= {kind: sink.rows for kind, sink in head.pop("sinks").items()}
     rasters = make_rasters(plan, streams, seed, crs=crs, cell_size_ft=cell_size_ft)
     features = {kind: counts[kind] for kind in LAYER_ORDER}
     text = manifest_text(
@@ -216,10 +221,16 @@ def stream_town(
     lots = head["lots"]
     fits = set(CASE_LOTS.values()) <= set(lots["parcel_id"])
     if proposals or (proposals is None and fits):
-        # the cases stand on lots of the first cycle and read only the water layers and
-        # rasters: a town of the first block's lots gives them as the whole town does
+        # the cases stand on lots of the first cycle and read only the water layers near
+        # them and the rasters: the first block (whole cycles) gives them as the town does
         town = SampleTown(
-            parcels, seed, dataclasses.replace(plan, lots=lots), streams, area, rasters, crs
+            parcels,
+            seed,
+            dataclasses.replace(plan, lots=lots),
+            streams,
+            head["water"],
+            rasters,
+            crs,
         )
         files += write_proposals(build_cases(town), out, overwrite=overwrite)
     dem = rasters["dem"]
@@ -236,10 +247,20 @@ def stream_town(
     )
 
 
-def _write_lot_layers(
-    out: Path, plan: Layout, seed: int, crs: CRS, *, overwrite: bool, block_lots: int
+def _write_blocks(
+    out: Path,
+    plan: Layout,
+    streams: Streams,
+    seed: int,
+    crs: CRS,
+    *,
+    overwrite: bool,
+    block_lots: int,
 ) -> dict[str, Any]:
-    """Write :data:`LOT_LAYERS` block by block; return the sinks and the first block's lots."""
+    """Write the lot and water layers block by block.
+
+    Returns the sinks (row counts), and the first block's lots and water frames.
+    """
     parcels = int(plan.bands["lots"].sum())
     names = name_draws(seed, parcels)
     roads = pavement_polygons(plan)
@@ -247,7 +268,7 @@ def _write_lot_layers(
     head: dict[str, Any] = {}
     with contextlib.ExitStack() as stack:
         sinks: dict[str, GeoParquetBlocks] = {}
-        for kind in LOT_LAYERS:
+        for kind in (*LOT_LAYERS, *WATER_LAYERS):
             tmp = stack.enter_context(atomic_path(out / f"{kind}.parquet", overwrite=overwrite))
             sinks[kind] = GeoParquetBlocks(tmp)
             stack.callback(sinks[kind].discard)
@@ -262,9 +283,12 @@ def _write_lot_layers(
                 crs,
                 roads=roads if bands.start == 0 else no_roads,
             )
-            for kind, frame in vectors.items():
+            first, stop = np.searchsorted(streams.bands, [bands.start, bands.stop])
+            water = water_vectors(plan, streams, seed, crs, which=range(first, stop))
+            for kind, frame in (vectors | water).items():
                 sinks[kind].write(frame)
             head.setdefault("lots", lots)
+            head.setdefault("water", water)
             logger.debug("block of bands %d-%d: %d lots", bands.start, bands.stop - 1, len(lots))
         for sink in sinks.values():
             sink.close()

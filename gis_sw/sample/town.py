@@ -285,6 +285,8 @@ LAYER_ORDER = (
 """Vector layers of the town, in the order they are written and listed."""
 LOT_LAYERS = ("parcels", "buildings", "wells", "septic_fields", "land_cover", "pavement")
 """Layers whose features stand on lots: they grow with the town and can be made by block."""
+WATER_LAYERS = ("water_bodies", "wetlands", "floodplain", "impaired_waters")
+"""Layers drawn along the streams: they grow with the town too, and go by block of streams."""
 
 
 def town_lots(layout: Layout, bands: range, seed: int, *, parcels: int) -> pd.DataFrame:
@@ -384,14 +386,24 @@ def lot_vectors(
     return vectors
 
 
-def area_vectors(layout: Layout, streams: Streams, seed: int, crs: CRS) -> dict[str, Any]:
-    """Frames of the layers that do not stand on lots: zoning, water, soils (small, whole)."""
+def water_vectors(
+    layout: Layout, streams: Streams, seed: int, crs: CRS, *, which: range | None = None
+) -> dict[str, gpd.GeoDataFrame]:
+    """Frames of :data:`WATER_LAYERS` for the streams ``which`` (all by default)."""
+    frames = water_layers(layout, streams, seed, which=which)
+    return {name: _frame(frame.to_dict("list"), crs) for name, frame in frames.items()}
+
+
+def area_vectors(
+    layout: Layout, streams: Streams, seed: int, crs: CRS, *, water: bool = True
+) -> dict[str, gpd.GeoDataFrame]:
+    """Frames of zoning and soils, and (``water``) of the water layers, whole."""
     zones, zone_geoms = zoning_polygons(layout)
     vectors = {
         "zoning": _frame({"zone": np.asarray(zones, dtype=object), "geometry": zone_geoms}, crs)
     }
-    for name, frame in water_layers(layout, streams, seed).items():
-        vectors[name] = _frame(frame.to_dict("list"), crs)
+    if water:
+        vectors |= water_vectors(layout, streams, seed, crs)
     vectors["soils"] = _frame(soils(layout, streams, seed).to_dict("list"), crs)
     return vectors
 
