@@ -72,11 +72,11 @@ def command(  # noqa: PLR0917  (click passes every option)
         command=line,
     )
     elapsed = time.perf_counter() - started
-    rows, cols = town.rasters["dem"].shape
+    rows, cols = town.raster_shape
     click.echo(
-        f"sample town: {len(town.vectors['parcels'])} parcels, seed {seed}, "
-        f"{town.layout.width_ft:,.0f} x {town.layout.height_ft:,.0f} ft, "
-        f"rasters {cols} x {rows} cells of {town.rasters['dem'].cell_size[0]:g} ft, "
+        f"sample town: {town.features['parcels']} parcels, seed {seed}, "
+        f"{town.width_ft:,.0f} x {town.height_ft:,.0f} ft, "
+        f"rasters {cols} x {rows} cells of {town.cell_size_ft:g} ft, "
         f"written to {out_dir} in {elapsed:.1f} s",
         err=True,
     )

@@ -13,8 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from gis_sw.sample.cases import SampleProposals, build_cases
+from gis_sw.sample.stream import stream_town
 from gis_sw.sample.town import CASE_LOTS, SampleTown, build_town
-from gis_sw.sample.write import write_proposals, write_town
+from gis_sw.sample.write import TownSummary, write_proposals, write_town
 
 SAMPLE_PARCELS = 323
 """Parcels of the committed sample: exactly one cycle of bands on three block columns."""
@@ -27,6 +28,7 @@ __all__ = [
     "SAMPLE_SEED",
     "SampleProposals",
     "SampleTown",
+    "TownSummary",
     "build_town",
     "generate_town",
     "sample_proposals",
@@ -54,8 +56,11 @@ def generate_town(
     cell_size_ft: float | None = None,
     proposals: bool | None = None,
     command: str = "",
-) -> SampleTown:
+) -> TownSummary:
     """Generate a town and write it (and, when it holds them, the named cases) to ``out_dir``.
+
+    GeoParquet is written block by block (:func:`gis_sw.sample.stream.stream_town`: memory
+    grows with the block, not the town); a GeoPackage is written from the town built whole.
 
     Parameters
     ----------
@@ -84,10 +89,30 @@ def generate_town(
     OutputError
         If a file exists without ``overwrite``, or cannot be written.
     """
+    if fmt == "parquet":
+        return stream_town(
+            out_dir,
+            parcels=parcels,
+            seed=seed,
+            overwrite=overwrite,
+            cell_size_ft=cell_size_ft,
+            proposals=proposals,
+            command=command,
+        )
     town = build_town(parcels=parcels, seed=seed, cell_size_ft=cell_size_ft)
     ids = set(town.layout.lots["parcel_id"])
     fits = all(pid in ids for pid in CASE_LOTS.values())
-    write_town(town, out_dir, fmt=fmt, overwrite=overwrite, command=command)
+    files = write_town(town, out_dir, fmt=fmt, overwrite=overwrite, command=command)
     if proposals or (proposals is None and fits):
-        write_proposals(build_cases(town), out_dir, overwrite=overwrite)
-    return town
+        files += write_proposals(build_cases(town), out_dir, overwrite=overwrite)
+    dem = town.rasters["dem"]
+    return TownSummary(
+        parcels=len(town.layout.lots),
+        seed=seed,
+        width_ft=town.layout.width_ft,
+        height_ft=town.layout.height_ft,
+        raster_shape=dem.shape,
+        cell_size_ft=float(dem.cell_size[0]),
+        features={kind: len(frame) for kind, frame in town.vectors.items()},
+        files=tuple(files),
+    )

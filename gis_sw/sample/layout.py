@@ -25,6 +25,7 @@ loop runs over bands (a few hundred for a million parcels).  Every random draw c
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -131,7 +132,9 @@ class Layout:
         Number of block columns.
     bands
         One row per band: ``band``, ``cycle``, ``spec`` (index into :data:`BAND_CYCLE`),
-        ``zone``, ``y0``/``y1`` (road centre lines south and north), ``block_y0``/``block_y1``.
+        ``zone``, ``y0``/``y1`` (road centre lines south and north), ``block_y0``/``block_y1``,
+        ``first_lot`` (row of its first lot in the lot table) and ``lots`` (how many it holds:
+        the last band may be cut short to give exactly the asked number of parcels).
     lots
         One row per parcel (see :func:`_band_lots` for the columns).
     """
@@ -182,8 +185,11 @@ def town_origin(width_ft: float, height_ft: float) -> tuple[float, float]:
     )
 
 
-def make_layout(*, parcels: int, seed: int) -> Layout:
-    """Bands and lots of a town of exactly ``parcels`` parcels.
+def plan_layout(*, parcels: int) -> Layout:
+    """Bands and extent of a town of exactly ``parcels`` parcels, without its lots.
+
+    The lot table of the plan is empty: :func:`band_lots` gives the lots of any band, so a
+    big town can be generated band by band (:mod:`gis_sw.sample.stream`).
 
     Raises
     ------
@@ -194,15 +200,19 @@ def make_layout(*, parcels: int, seed: int) -> Layout:
         raise ValueError(f"parcels must be at least 1, not {parcels}")
     columns = choose_columns(parcels)
     specs: list[int] = []
+    counts: list[int] = []
     total = 0
     while total < parcels:
         spec_index = len(specs) % len(BAND_CYCLE)
         specs.append(spec_index)
-        total += band_parcel_count(BAND_CYCLE[spec_index], columns)
+        counts.append(band_parcel_count(BAND_CYCLE[spec_index], columns))
+        total += counts[-1]
     heights = np.array([BAND_CYCLE[s].block_depth_ft + ROAD_FT for s in specs])
     width = columns * (BLOCK_WIDTH_FT + ROAD_FT)
     x_min, y_min = town_origin(width, float(heights.sum()))
     y0 = y_min + np.concatenate([[0.0], np.cumsum(heights)[:-1]])
+    first = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    counts[-1] -= total - parcels  # the last band keeps only the lots the town needs
     bands = pd.DataFrame(
         {
             "band": np.arange(len(specs)),
@@ -213,12 +223,40 @@ def make_layout(*, parcels: int, seed: int) -> Layout:
             "y1": y0 + heights,
             "block_y0": y0 + ROAD_FT / 2,
             "block_y1": y0 + heights - ROAD_FT / 2,
+            "first_lot": first,
+            "lots": np.asarray(counts, dtype=np.int64),
         }
     )
-    block_x0 = x_min + ROAD_FT / 2 + np.arange(columns) * (BLOCK_WIDTH_FT + ROAD_FT)
-    frames = [_band_lots(row, block_x0, seed) for row in bands.itertuples(index=False)]
-    lots = pd.concat(frames, ignore_index=True).iloc[:parcels].reset_index(drop=True)
-    return Layout(x_min, y_min, x_min + width, y_min + float(heights.sum()), columns, bands, lots)
+    y_max = y_min + float(heights.sum())
+    return Layout(x_min, y_min, x_min + width, y_max, columns, bands, pd.DataFrame())
+
+
+def band_lots(layout: Layout, bands: range, seed: int) -> pd.DataFrame:
+    """Every lot of the bands ``bands`` of a planned town, south to north (see :func:`_band_lots`).
+
+    The last band of the town keeps only the lots the asked number of parcels needs.
+    """
+    block_x0 = layout.x_min + ROAD_FT / 2 + np.arange(layout.columns) * (BLOCK_WIDTH_FT + ROAD_FT)
+    rows = layout.bands.iloc[bands.start : bands.stop]
+    keep = rows["lots"].to_numpy()
+    frames = [
+        _band_lots(row, block_x0, seed).iloc[: int(count)]
+        for row, count in zip(rows.itertuples(index=False), keep, strict=True)
+    ]
+    return pd.concat(frames, ignore_index=True)
+
+
+def make_layout(*, parcels: int, seed: int) -> Layout:
+    """Bands and lots of a town of exactly ``parcels`` parcels.
+
+    Raises
+    ------
+    ValueError
+        If ``parcels`` is smaller than 1.
+    """
+    plan = plan_layout(parcels=parcels)
+    lots = band_lots(plan, range(len(plan.bands)), seed)
+    return dataclasses.replace(plan, lots=lots)
 
 
 def _band_lots(band: Any, block_x0: np.ndarray, seed: int) -> pd.DataFrame:

@@ -49,22 +49,40 @@ def cell_size_for(layout: Layout) -> float:
     return DEFAULT_CELL_FT * math.ceil(longest / (DEFAULT_CELL_FT * MAX_CELLS_PER_SIDE))
 
 
-def _noise(
-    x: np.ndarray, y: np.ndarray, rng: np.random.Generator, amplitude_ft: float
-) -> np.ndarray:
-    """Smooth noise in [-amplitude, amplitude] on the grid ``x`` (columns) by ``y`` (rows).
+STRIP_ROWS = 256
+"""Rows computed at a time: the full-grid temporaries of a 4,000-cell-wide raster would take
+several hundred MB; every cell is computed by the same element-wise operations either way."""
+
+
+def _waves(
+    x: np.ndarray, y: np.ndarray, rng: np.random.Generator
+) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """Draw the plane waves of one noise field: ``(cos b, sin b, sin a, cos a)`` per wave.
 
     A sum of plane waves of random direction and phase; each wave is separable
-    (sin(a + b) = sin a cos b + cos a sin b), so the grid costs two outer products per wave.
+    (sin(a + b) = sin a cos b + cos a sin b), so a grid costs two outer products per wave.
     """
-    total = np.zeros((len(y), len(x)), dtype=np.float64)
+    waves = []
     for wavelength in NOISE_WAVELENGTHS_FT:
         angle = rng.uniform(0.0, 2 * np.pi)
         phase = rng.uniform(0.0, 2 * np.pi)
         k = 2 * np.pi / wavelength
         a = k * np.cos(angle) * x + phase
         b = k * np.sin(angle) * y
-        total += np.outer(np.cos(b), np.sin(a)) + np.outer(np.sin(b), np.cos(a))
+        waves.append((np.cos(b), np.sin(b), np.sin(a), np.cos(a)))
+    return waves
+
+
+def _noise(
+    waves: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]],
+    rows: slice,
+    amplitude_ft: float,
+) -> np.ndarray:
+    """Smooth noise in [-amplitude, amplitude] on the grid rows ``rows`` of :func:`_waves`."""
+    cos_b, _, sin_a, _ = waves[0]
+    total = np.zeros((len(cos_b[rows]), len(sin_a)), dtype=np.float64)
+    for cos_b, sin_b, sin_a, cos_a in waves:
+        total += np.outer(cos_b[rows], sin_a) + np.outer(sin_b[rows], cos_a)
     return total * (amplitude_ft / len(NOISE_WAVELENGTHS_FT))
 
 
@@ -83,23 +101,29 @@ def make_rasters(
     transform = Affine(cell, 0.0, layout.x_min, 0.0, -cell, layout.y_max)
     x = layout.x_min + (np.arange(cols) + 0.5) * cell
     y = layout.y_max - (np.arange(rows) + 0.5) * cell
-    dist = streams.distance_ft(x[None, :], y[:, None])
-    dist = np.where(np.isfinite(dist), dist, 1000.0)
     rng = np.random.default_rng([seed, RNG_RASTER])
-    dem = (
-        DEM_BASE_FT
-        + DEM_SLOPE * dist
-        - DEM_EAST_SLOPE * (x[None, :] - layout.x_min)
-        + _noise(x, y, rng, DEM_NOISE_FT)
-    )
-    gw = np.clip(
-        GW_AT_STREAM_FT + GW_SLOPE * dist + _noise(x, y, rng, GW_NOISE_FT), GW_MIN_FT, GW_MAX_FT
-    )
-    rock = np.clip(
-        ROCK_AT_STREAM_FT + ROCK_SLOPE * dist + _noise(x, y, rng, ROCK_NOISE_FT),
-        ROCK_MIN_FT,
-        ROCK_MAX_FT,
-    )
+    dem_waves, gw_waves, rock_waves = (_waves(x, y, rng) for _ in range(3))
+    dem, gw, rock = (np.empty((rows, cols), dtype=np.float64) for _ in range(3))
+    for start in range(0, rows, STRIP_ROWS):
+        r = slice(start, min(start + STRIP_ROWS, rows))
+        dist = streams.distance_ft(x[None, :], y[r, None])
+        dist = np.where(np.isfinite(dist), dist, 1000.0)
+        dem[r] = (
+            DEM_BASE_FT
+            + DEM_SLOPE * dist
+            - DEM_EAST_SLOPE * (x[None, :] - layout.x_min)
+            + _noise(dem_waves, r, DEM_NOISE_FT)
+        ).astype(np.float32)
+        gw[r] = np.clip(
+            GW_AT_STREAM_FT + GW_SLOPE * dist + _noise(gw_waves, r, GW_NOISE_FT),
+            GW_MIN_FT,
+            GW_MAX_FT,
+        ).astype(np.float32)
+        rock[r] = np.clip(
+            ROCK_AT_STREAM_FT + ROCK_SLOPE * dist + _noise(rock_waves, r, ROCK_NOISE_FT),
+            ROCK_MIN_FT,
+            ROCK_MAX_FT,
+        ).astype(np.float32)
     out = {}
     for kind, values, mode in (
         ("dem", dem, RasterMode.ELEVATION),
@@ -108,7 +132,7 @@ def make_rasters(
     ):
         out[kind] = RasterLayer(
             kind=kind,
-            values=values.astype(np.float32).astype(np.float64),
+            values=values,
             transform=transform,
             crs=crs,
             mode=mode,

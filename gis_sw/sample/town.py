@@ -11,6 +11,7 @@ and :data:`FIXED_LOTS` whether it is built and whether its house has a habitable
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,9 +34,10 @@ from gis_sw.sample.layout import (
     STREETS,
     WORKING_CRS,
     Layout,
-    make_layout,
+    band_lots,
     parcel_ids,
     pavement_polygons,
+    plan_layout,
     zoning_polygons,
 )
 from gis_sw.sample.rasters import make_rasters
@@ -154,8 +156,36 @@ class SampleTown:
         return lots.loc[hit[0]]
 
 
-def _uniform(rng: np.random.Generator, bounds: np.ndarray) -> np.ndarray:
-    return bounds[:, 0] + (bounds[:, 1] - bounds[:, 0]) * rng.random(len(bounds))
+HOUSE_DRAWS = ("width", "depth", "setback", "centre", "built", "basement", "well_x", "well_d")
+"""The arrays of uniform numbers the houses draw, in the order the town's generator draws them."""
+
+
+def _house_draws(seed: int, total: int, start: int, count: int) -> dict[str, np.ndarray]:
+    """Uniform numbers in [0, 1) for lots ``start`` to ``start + count`` of a ``total``-lot town.
+
+    The town's generator draws each array of :data:`HOUSE_DRAWS` for all ``total`` lots in
+    turn, one 64-bit step per number; advancing a copy of it (``PCG64.advance``) to where a
+    block of lots begins gives that block's numbers exactly, so a town written block by
+    block is the town drawn whole.
+    """
+    out: dict[str, np.ndarray] = {}
+    for i, name in enumerate(HOUSE_DRAWS):
+        bits = np.random.PCG64(np.random.SeedSequence([seed, RNG_BUILDINGS]))
+        bits.advance(i * total + start)
+        out[name] = np.random.Generator(bits).random(count)
+    return out
+
+
+def name_draws(seed: int, total: int) -> tuple[np.ndarray, np.ndarray]:
+    """Draw indices into :data:`FIRST_NAMES` and :data:`LAST_NAMES` for every lot of the town.
+
+    Bounded integers may reject a draw, so a block's numbers cannot be found by advancing
+    the generator: they are drawn whole (one byte per lot) and sliced by block.
+    """
+    rng = np.random.default_rng([seed, RNG_PEOPLE])
+    first = rng.integers(0, len(FIRST_NAMES), total).astype(np.uint8)
+    last = rng.integers(0, len(LAST_NAMES), total).astype(np.uint8)
+    return first, last
 
 
 def _local_box(
@@ -174,24 +204,25 @@ def _local_box(
     )
 
 
-def _place_houses(lots: pd.DataFrame, seed: int) -> pd.DataFrame:
-    """Add house, well and septic positions to the lot table (local coordinates)."""
+def _place_houses(lots: pd.DataFrame, seed: int, *, total: int, start: int) -> pd.DataFrame:
+    """Add house, well and septic positions to lots ``start``.. of a ``total``-lot town."""
     n = len(lots)
-    rng = np.random.default_rng([seed, RNG_BUILDINGS])
+    u = _house_draws(seed, total, start, n)
     zone = lots["zone"].to_numpy()
     kind = lots["kind"].to_numpy()
     sizes = np.array([HOUSE_SIZES[z] for z in zone]).reshape(n, 3, 2) if n else np.zeros((0, 3, 2))
-    width = _uniform(rng, sizes[:, 0])
-    depth = _uniform(rng, sizes[:, 1])
-    setback = _uniform(rng, sizes[:, 2])
+    width, depth, setback = (
+        sizes[:, i, 0] + (sizes[:, i, 1] - sizes[:, i, 0]) * u[name]
+        for i, name in enumerate(("width", "depth", "setback"))
+    )
     for tract, (w, d, s) in TRACT_HOUSES.items():
         is_tract = kind == tract
         width[is_tract], depth[is_tract], setback[is_tract] = w, d, s
-    centre = (lots["x0"].to_numpy() + lots["x1"].to_numpy()) / 2 + rng.uniform(-8.0, 8.0, n)
-    built = rng.random(n) >= VACANT_FRACTION
+    centre = (lots["x0"].to_numpy() + lots["x1"].to_numpy()) / 2 + (-8.0 + 16.0 * u["centre"])
+    built = u["built"] >= VACANT_FRACTION
     built |= np.isin(kind, list(TRACT_HOUSES))
     built &= kind != "commercial_tract"
-    draw = rng.random(n)
+    draw = u["basement"]
     basement = np.where(
         draw < BASEMENT_P[0], 1, np.where(draw < BASEMENT_P[0] + BASEMENT_P[1], 0, -1)
     )
@@ -202,8 +233,8 @@ def _place_houses(lots: pd.DataFrame, seed: int) -> pd.DataFrame:
         hit = ids == pid
         built[hit] = is_built
         basement[hit] = -1 if has_basement is None else int(has_basement)
-    well_x = lots["x0"].to_numpy() + rng.uniform(15.0, 25.0, n)
-    well_d = rng.uniform(15.0, 25.0, n)
+    well_x = lots["x0"].to_numpy() + (15.0 + 10.0 * u["well_x"])
+    well_d = 15.0 + 10.0 * u["well_d"]
     out = lots.copy()
     out["built"] = built
     out["basement"] = basement
@@ -225,12 +256,12 @@ def _place_houses(lots: pd.DataFrame, seed: int) -> pd.DataFrame:
     return out
 
 
-def _people(lots: pd.DataFrame, layout: Layout, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Fake owners and street addresses."""
-    n = len(lots)
-    rng = np.random.default_rng([seed, RNG_PEOPLE])
-    first = FIRST_NAMES[rng.integers(0, len(FIRST_NAMES), n)]
-    last = LAST_NAMES[rng.integers(0, len(LAST_NAMES), n)]
+def _people(
+    lots: pd.DataFrame, layout: Layout, names: tuple[np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Fake owners (``names``: this block's slice of :func:`name_draws`) and addresses."""
+    first = FIRST_NAMES[names[0]]
+    last = LAST_NAMES[names[1]]
     owner = pd.Series(first) + " " + pd.Series(last)
     commercial = (lots["zone"] == "CB").to_numpy()
     owner = owner.where(~commercial, pd.Series(last) + " Holdings LLC")
@@ -247,35 +278,36 @@ def _frame(data: dict[Any, Any], crs: CRS) -> gpd.GeoDataFrame:
     return gpd.GeoDataFrame(data, geometry=gpd.GeoSeries(geometry, crs=crs), crs=crs)
 
 
-def build_town(*, parcels: int, seed: int, cell_size_ft: float | None = None) -> SampleTown:
-    """Generate a town of exactly ``parcels`` parcels, the same for the same seed.
+LAYER_ORDER = (
+    "parcels", "zoning", "buildings", "wells", "septic_fields", "water_bodies", "wetlands",
+    "floodplain", "impaired_waters", "soils", "land_cover", "pavement",
+)  # fmt: skip
+"""Vector layers of the town, in the order they are written and listed."""
+LOT_LAYERS = ("parcels", "buildings", "wells", "septic_fields", "land_cover", "pavement")
+"""Layers whose features stand on lots: they grow with the town and can be made by block."""
+WATER_LAYERS = ("water_bodies", "wetlands", "floodplain", "impaired_waters")
+"""Layers drawn along the streams: they grow with the town too, and go by block of streams."""
 
-    Parameters
-    ----------
-    parcels
-        Number of parcels (a few hundred for the sample; millions for benchmarks).
-    seed
-        Random seed: lot widths, houses, owners, stream meanders, soils, raster noise.
-    cell_size_ft
-        Raster cell size; by default 10 ft, coarser for towns wider than 40,000 ft.
 
-    Raises
-    ------
-    ValueError
-        If ``parcels`` is smaller than 1.
-    """
-    crs = CRS.from_user_input(WORKING_CRS)
-    layout = make_layout(parcels=parcels, seed=seed)
-    lots = layout.lots
+def town_lots(layout: Layout, bands: range, seed: int, *, parcels: int) -> pd.DataFrame:
+    """Lot table of ``bands`` (parcel ids; house, well and septic positions) of a planned town."""
+    lots = band_lots(layout, bands, seed)
     lots.insert(0, "parcel_id", parcel_ids(lots).to_numpy())
-    lots = _place_houses(lots, seed)
-    layout = Layout(
-        layout.x_min, layout.y_min, layout.x_max, layout.y_max, layout.columns, layout.bands, lots
-    )
-    streams = make_streams(layout, seed)
-    vectors: dict[str, gpd.GeoDataFrame] = {}
+    start = int(layout.bands["first_lot"].iloc[bands.start])
+    return _place_houses(lots, seed, total=parcels, start=start)
 
-    owner, address = _people(lots, layout, seed)
+
+def lot_vectors(
+    lots: pd.DataFrame,
+    layout: Layout,
+    names: tuple[np.ndarray, np.ndarray],
+    crs: CRS,
+    *,
+    roads: np.ndarray,
+) -> dict[str, gpd.GeoDataFrame]:
+    """Frames of :data:`LOT_LAYERS` for ``lots``; ``roads`` lead the pavement (empty: none)."""
+    vectors: dict[str, gpd.GeoDataFrame] = {}
+    owner, address = _people(lots, layout, names)
     kind = lots["kind"].to_numpy()
     land_use = np.where(lots["zone"] == "CB", "commercial", "residential").astype(object)
     land_use[kind == "farm"] = "agricultural"
@@ -291,11 +323,6 @@ def build_town(*, parcels: int, seed: int, cell_size_ft: float | None = None) ->
         },
         crs,
     )
-    zones, zone_geoms = zoning_polygons(layout)
-    vectors["zoning"] = _frame(
-        {"zone": np.asarray(zones, dtype=object), "geometry": zone_geoms}, crs
-    )
-
     built = lots[lots["built"].to_numpy()]
     houses = _local_box(
         built, built["house_x0"], built["house_x1"], built["house_d0"], built["house_d1"]
@@ -339,14 +366,10 @@ def build_town(*, parcels: int, seed: int, cell_size_ft: float | None = None) ->
         },
         crs,
     )
-    for name, frame in water_layers(layout, streams, seed).items():
-        vectors[name] = _frame(frame.to_dict("list"), crs)
-    vectors["soils"] = _frame(soils(layout, streams, seed).to_dict("list"), crs)
     cover = np.where(lots["built"].to_numpy(), "lawn", "meadow").astype(object)
     cover[kind == "estate"] = "woods"
     cover[kind == "farm"] = "meadow"
     vectors["land_cover"] = _frame({"cover": cover, "geometry": parcel_geoms}, crs)
-    roads = pavement_polygons(layout)
     drive_x0 = built["house_x0"].to_numpy() + 2.0
     driveways = _local_box(
         built, drive_x0, drive_x0 + 12.0, np.zeros(len(built)), built["house_d0"]
@@ -360,6 +383,57 @@ def build_town(*, parcels: int, seed: int, cell_size_ft: float | None = None) ->
         },
         crs,
     )
+    return vectors
+
+
+def water_vectors(
+    layout: Layout, streams: Streams, seed: int, crs: CRS, *, which: range | None = None
+) -> dict[str, gpd.GeoDataFrame]:
+    """Frames of :data:`WATER_LAYERS` for the streams ``which`` (all by default)."""
+    frames = water_layers(layout, streams, seed, which=which)
+    return {name: _frame(frame.to_dict("list"), crs) for name, frame in frames.items()}
+
+
+def area_vectors(
+    layout: Layout, streams: Streams, seed: int, crs: CRS, *, water: bool = True
+) -> dict[str, gpd.GeoDataFrame]:
+    """Frames of zoning and soils, and (``water``) of the water layers, whole."""
+    zones, zone_geoms = zoning_polygons(layout)
+    vectors = {
+        "zoning": _frame({"zone": np.asarray(zones, dtype=object), "geometry": zone_geoms}, crs)
+    }
+    if water:
+        vectors |= water_vectors(layout, streams, seed, crs)
+    vectors["soils"] = _frame(soils(layout, streams, seed).to_dict("list"), crs)
+    return vectors
+
+
+def build_town(*, parcels: int, seed: int, cell_size_ft: float | None = None) -> SampleTown:
+    """Generate a town of exactly ``parcels`` parcels, the same for the same seed.
+
+    Parameters
+    ----------
+    parcels
+        Number of parcels (a few hundred for the sample; millions for benchmarks).
+    seed
+        Random seed: lot widths, houses, owners, stream meanders, soils, raster noise.
+    cell_size_ft
+        Raster cell size; by default 10 ft, coarser for towns wider than 40,000 ft.
+
+    Raises
+    ------
+    ValueError
+        If ``parcels`` is smaller than 1.
+    """
+    crs = CRS.from_user_input(WORKING_CRS)
+    plan = plan_layout(parcels=parcels)
+    lots = town_lots(plan, range(len(plan.bands)), seed, parcels=parcels)
+    layout = dataclasses.replace(plan, lots=lots)
+    streams = make_streams(layout, seed)
+    names = name_draws(seed, parcels)
+    made = lot_vectors(lots, layout, names, crs, roads=pavement_polygons(layout))
+    made |= area_vectors(layout, streams, seed, crs)
+    vectors = {name: made[name] for name in LAYER_ORDER}
     rasters = make_rasters(layout, streams, seed, crs=crs, cell_size_ft=cell_size_ft)
     logger.info("sample town: %d parcels, seed %d", len(lots), seed)
     return SampleTown(parcels, seed, layout, streams, vectors, rasters, crs)

@@ -105,11 +105,17 @@ def _between(x: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> shapely.Pol
     return shapely.Polygon(ring)
 
 
-def water_layers(layout: Layout, streams: Streams, seed: int) -> dict[str, pd.DataFrame]:
+def water_layers(
+    layout: Layout, streams: Streams, seed: int, *, which: range | None = None
+) -> dict[str, pd.DataFrame]:
     """Frames (with a ``geometry`` column of shapely arrays) for the water layers.
 
-    Returns ``water_bodies``, ``wetlands``, ``floodplain`` and ``impaired_waters``.
+    Returns ``water_bodies``, ``wetlands``, ``floodplain`` and ``impaired_waters`` of the
+    streams ``which`` (indices into ``streams``; all by default).  Each stream draws from
+    its own generator and its features follow one another, so the frames of consecutive
+    ranges of streams, one after the other, are the frames of all of them.
     """
+    which = range(len(streams.bands)) if which is None else which
     x = np.arange(layout.x_min, layout.x_max + SAMPLE_STEP_FT / 2, SAMPLE_STEP_FT)
     x[-1] = layout.x_max
     step = BLOCK_WIDTH_FT + (layout.block_x0(1) - layout.block_x0(0) - BLOCK_WIDTH_FT)
@@ -118,7 +124,8 @@ def water_layers(layout: Layout, streams: Streams, seed: int) -> dict[str, pd.Da
     water_ids, water_names, water_geoms = [], [], []
     wet_ids, wet_geoms = [], []
     flood_geoms = []
-    for i, band in enumerate(streams.bands):
+    for i in which:
+        band = streams.bands[i]
         rng = np.random.default_rng([seed, RNG_WATER, int(band)])
         centre = streams.centre_y(i, x)
         stream = _between(x, centre - STREAM_HALF_WIDTH_FT, centre + STREAM_HALF_WIDTH_FT)
@@ -154,10 +161,8 @@ def water_layers(layout: Layout, streams: Streams, seed: int) -> dict[str, pd.Da
             water_geoms.append(shapely.Point(fx0 + 800.0, fy0 + 300.0).buffer(45.0, quad_segs=8))
     extent = shapely.box(layout.x_min, layout.y_min, layout.x_max, layout.y_max)
     water = np.asarray(water_geoms, dtype=object)
-    stream_count = len(streams.bands)
-    stream_geoms = water[
-        [j for j, wid in enumerate(water_ids) if wid.startswith("S")][:stream_count]
-    ]
+    stream_count = len(which)
+    stream_geoms = water[[j for j, wid in enumerate(water_ids) if wid.startswith("S")]]
     wetlands = shapely.intersection(np.asarray(wet_geoms, dtype=object), extent)
     keep = ~shapely.is_empty(wetlands)
     return {
@@ -183,7 +188,7 @@ def water_layers(layout: Layout, streams: Streams, seed: int) -> dict[str, pd.Da
         ),
         "impaired_waters": pd.DataFrame(
             {
-                "name": [f"Sample Brook reach {i + 1}" for i in range(stream_count)],
+                "name": [f"Sample Brook reach {i + 1}" for i in which],
                 "pollutant": ["phosphorus"] * stream_count,
                 "listing": ["303(d)"] * stream_count,
                 "geometry": shapely.intersection(stream_geoms, extent),
