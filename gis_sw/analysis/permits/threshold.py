@@ -17,7 +17,7 @@ import shapely
 
 from gis_sw.analysis.context import CheckContext
 from gis_sw.analysis.findings import Findings, Outcome, rule_check
-from gis_sw.analysis.overlay import Pieces, overlay_pieces
+from gis_sw.analysis.overlay import Pieces, overlay_pieces, union_of_parts
 from gis_sw.analysis.permits.common import (
     EMPTY,
     GAP_FIX,
@@ -96,7 +96,7 @@ def _zone_sums(ctx: CheckContext, split: Pieces | None) -> ZoneSums:
     if any(len(rows) > 1 for rows in low_rows.values()):
         return _zone_sums_pandas(ctx, subjects, keys, areas, geoms)
     low_of = {pid: float(areas[rows[0]]) for pid, rows in low_rows.items()}
-    low_part_of = {pid: shapely.union_all(geoms[rows]) for pid, rows in low_rows.items()}
+    low_part_of = {pid: union_of_parts(geoms[rows]) for pid, rows in low_rows.items()}
     return by_zone_of, low_of, low_part_of
 
 
