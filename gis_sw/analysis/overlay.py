@@ -179,8 +179,9 @@ def area_by_key(
 def _unions(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Return ``shapely.union(a, b)`` elementwise, by :func:`union_of_parts` where many parts."""
     many = shapely.get_num_geometries(a) + shapely.get_num_geometries(b) > MANY_PARTS
-    out = np.asarray(shapely.union(np.where(many, None, a), np.where(many, None, b)), dtype=object)
-    for i in np.flatnonzero(many):
+    out = np.empty(len(a), dtype=object)
+    out[~many] = shapely.union(a[~many], b[~many])
+    for i in np.flatnonzero(many).tolist():
         out[i] = union_of_parts([a[i], b[i]])
     return out
 
