@@ -30,16 +30,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-KINDS = (
-    "parcels",
-    "zoning",
-    "wetlands",
-    "water_bodies",
-    "floodplain",
-    "wells",
-    "septic_fields",
-    "buildings",
-)
+from gis_sw.batch.chunks import CONTEXT_KINDS
+
+KINDS = ("parcels", *CONTEXT_KINDS)
 """The vector layers the batch reads."""
 
 NEAR_FT = 50.0

@@ -173,6 +173,17 @@ class ChunkPlan:
         return np.sort(part)
 
 
+def hilbert_order(geoms: npt.NDArray[np.object_]) -> npt.NDArray[np.int64]:
+    """Row positions sorted along a Hilbert curve (missing and empty geometries last)."""
+    n = len(geoms)
+    missing = unlocated(geoms)
+    key = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+    if (~missing).any():
+        present = gpd.GeoSeries(geoms[~missing])
+        key[~missing] = present.hilbert_distance(total_bounds=present.total_bounds).to_numpy()
+    return np.lexsort((np.arange(n), key)).astype(np.int64)
+
+
 def plan_chunks(
     parcels: gpd.GeoSeries,
     *,
@@ -194,13 +205,7 @@ def plan_chunks(
     if chunk_size < 1:
         raise ValueError(f"chunk size {chunk_size} must be 1 or more")
     geoms = np.asarray(parcels.to_numpy(), dtype=object)
-    n = len(geoms)
-    missing = unlocated(geoms)
-    key = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
-    if (~missing).any():
-        present = gpd.GeoSeries(geoms[~missing])
-        key[~missing] = present.hilbert_distance(total_bounds=present.total_bounds).to_numpy()
-    order = np.lexsort((np.arange(n), key)).astype(np.int64)
+    order = hilbert_order(geoms)
     if skip is not None:
         order = order[~np.asarray(skip, dtype=bool)[order]]
     env = shapely.bounds(geoms)

@@ -34,9 +34,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import shapely
 
-from gis_sw.batch.chunks import POLYGON_KINDS, Chunk, ChunkPlan, plan_chunks, subdivide
+from gis_sw.batch.chunks import (
+    POLYGON_KINDS,
+    Chunk,
+    ChunkPlan,
+    hilbert_order,
+    plan_chunks,
+    subdivide,
+)
 from gis_sw.batch.prepare import PreparedParcels, prepare_parcels
-from gis_sw.layers.geoms import unlocated
 
 GROUP_ROWS = 2048
 """Features per row group of a spilled context layer (the unit a chunk reads)."""
@@ -48,17 +54,6 @@ GEOMETRY = "geometry"
 
 SPILL_COMPRESSION = "none"
 """Spill files are scratch, read once per chunk: not compressing them is faster both ways."""
-
-
-def hilbert_order(geoms: npt.NDArray[np.object_]) -> npt.NDArray[np.int64]:
-    """Row positions sorted along a Hilbert curve (missing and empty geometries last)."""
-    n = len(geoms)
-    missing = unlocated(geoms)
-    key = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
-    if (~missing).any():
-        present = gpd.GeoSeries(geoms[~missing])
-        key[~missing] = present.hilbert_distance(total_bounds=present.total_bounds).to_numpy()
-    return np.lexsort((np.arange(n), key)).astype(np.int64)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
