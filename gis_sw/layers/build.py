@@ -155,10 +155,12 @@ def make_proposals(
     ------
     LayerError
         Naming every problem, as :func:`gis_sw.layers.proposals_io.read_proposals` does:
-        missing columns, no disturbance features, no geometry, repeated proposal or device
+        missing columns or values, no disturbance features, repeated proposal or device
         ids, dates that are not ISO or that pandas cannot hold (time-zone dates are read in
-        UTC), infinite or negative numbers, an end before its start, devices of no
-        proposal, proposals with no disturbance.
+        UTC), values that are not yes/no or numbers, land uses and exemptions that are not
+        the ruleset's, devices of no drawn proposal.  Geometry, a proposal row with no
+        disturbance, an infinite depth and a reversed date are left to the rules, which
+        answer ``review`` for them (:mod:`gis_sw.layers.proposals_memory`).
     CRSError
         When a frame is in another CRS than ``crs``.
     """
