@@ -281,6 +281,7 @@ def end_to_end(
     """gis-sw batch on each size (every output, ``--profile``), against the bare floor."""
     how = "streamed (--stream)" if stream else "whole layers, every output"
     print(f"\n== gis-sw batch end to end, {how}, {workers} workers ==", flush=True)
+    bench = {"bench": "state"} if stream else {}  # report.py's ``state`` run (--no-state)
     for n in sizes:
         quick = stream and bool(quick_from) and n >= quick_from
         goal_id = goal_of(n, stream=stream)
@@ -288,7 +289,7 @@ def end_to_end(
             layers = make_town(work, n, seed)
         except RuntimeError as exc:
             failed = Measured(float("nan"), float("nan"), float("nan"), str(exc), 1)
-            emit(**end_to_end_row(n, failed, stream=stream, quick=quick))
+            emit(**bench, **end_to_end_row(n, failed, stream=stream, quick=quick))
             continue
         extra: tuple[str, ...] = ("--profile",) + (("--stream",) if stream else ())
         if quick:
@@ -316,7 +317,7 @@ def end_to_end(
             + (f"; {row['goal']}: {met}" if goal_id else ""),
             flush=True,
         )
-        emit(**row)
+        emit(**bench, **row)
 
 
 def dask_row(what: str, n: int, times: list[float], local: list[float], same: str) -> dict:

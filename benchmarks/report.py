@@ -18,7 +18,7 @@ A script that prints no such line still runs, and the report lists it under the 
 (with any script that exited with an error) as having given no rows.  ``--quick`` runs
 each script with the small sizes of its :data:`SCRIPTS` entry (a few minutes in all),
 says so above the tables and in every row's note; ``--no-state`` leaves out the streamed
-5,000,000-parcel run (:data:`STATE_MIN` of the full run).  Above the tables,
+5,000,000-parcel run (the ``state`` script, last: the longest).  Above the tables,
 :func:`summary` lists issue 16's rows (:data:`ISSUE_ROWS`), each with the row that measured
 it, its goal and its verdict (not measured is never met).  The rows are printed as one
 table per ``table``, with ``x`` = ``seconds / against_seconds``, and written between
@@ -52,16 +52,12 @@ SCRIPTS: dict[str, tuple[str, list[str], list[str]]] = {
     "batch": (
         "bench_batch.py",
         # issue 16's batch rows: end to end at 100,000 (against the floor) and 1,000,000
-        # parcels, 5,000,000 streamed --quick --no-gpkg (memory; --no-state leaves it out),
-        # dask against local at 100,000, the DuckDB and PostGIS peers at 100,000
+        # parcels, dask against local at 100,000, the DuckDB and PostGIS peers at 100,000
         [
             "--sizes",
             "100000",
             "1000000",
             "--stream-sizes",
-            "5000000",
-            "--stream-quick-from",
-            "1000000",
             "--dask-size",
             "100000",
             "--peer-size",
@@ -73,9 +69,6 @@ SCRIPTS: dict[str, tuple[str, list[str], list[str]]] = {
             "--sizes",
             "2000",
             "--stream-sizes",
-            "5000",
-            "--stream-quick-from",
-            "5000",
             "--dask-size",
             "2000",
             "--peer-size",
@@ -100,14 +93,37 @@ SCRIPTS: dict[str, tuple[str, list[str], list[str]]] = {
         ["--proposals", "20000", "--polygons", "100000"],
         ["--proposals", "500", "--polygons", "5000"],
     ),
+    # last, the longest: 5,000,000 parcels streamed --quick --no-gpkg, peak memory
+    # (--no-state leaves it out)
+    "state": (
+        "bench_batch.py",
+        [
+            "--sizes",
+            "--stream-sizes",
+            "5000000",
+            "--stream-quick-from",
+            "1000000",
+            "--dask-size",
+            "0",
+            "--peer-size",
+            "0",
+        ],
+        [
+            "--sizes",
+            "--stream-sizes",
+            "5000",
+            "--stream-quick-from",
+            "5000",
+            "--dask-size",
+            "0",
+            "--peer-size",
+            "0",
+        ],
+    ),
 }
-"""Benchmarks ``make bench`` runs, when their script exists in benchmarks/.
+"""Benchmarks ``make bench`` runs, in this order, when their script exists in benchmarks/.
 
 Paths in the arguments are relative to the checkout (each script runs from there)."""
-
-NO_STATE = ["--stream-sizes"]
-"""Appended to bench_batch.py's arguments by ``--no-state``: no streamed run (argparse's
-last ``--stream-sizes`` wins, and this one lists no size)."""
 
 ESTIMATE_MIN: dict[str, float] = {
     # pieces timed once each, 2026-12-01 15:17-15:35 UTC under nice -n 10 at load 3 to 4
@@ -120,13 +136,10 @@ ESTIMATE_MIN: dict[str, float] = {
     "warm": 0.1,  # 5 s
     "siting": 1.3,  # 66 s CPU, at 10,000 and 100,000
     "bigprop": 1.5,  # 79 s CPU
+    # its town 1:34, the run 10:27 wall at load 2 to 3 (2026-12-01 14:15-14:27 UTC)
+    "state": 12.0,
 }
-"""Minutes each full-size script takes on an idle 2-core machine, towns made included
-(measured in pieces, see docs/batch.md); ``batch`` without its streamed 5,000,000 run."""
-
-STATE_MIN = 12.0
-"""Minutes of the streamed 5,000,000-parcel run, its town made included (1:34 and 10:27
-wall at load 2 to 3, 2026-12-01 14:15-14:27 UTC)."""
+"""Minutes each full-size script takes on an idle 2-core machine, towns made included."""
 
 GOAL_MIN = 40.0
 """What one full ``make bench`` may take on an idle machine, towns made included."""
@@ -143,34 +156,29 @@ PARTIAL_FILE = ROOT / "out" / "bench" / "bench-rows.partial.json"
 COLUMNS = ("what", "size", "time", "peak MB", "against", "x", "goal", "note")
 
 
-def script_args(name: str, quick: bool, extra: list[str], *, state: bool = True) -> list[str]:
+def script_args(name: str, quick: bool, extra: list[str]) -> list[str]:
     """The arguments ``make bench`` gives one benchmark script.
 
-    ``extra`` (after ``--``) goes to bench_batch.py only, after its own arguments (the last
-    of an option wins); ``state=False`` (``--no-state``) drops its streamed run.
+    ``extra`` (after ``--``) goes to the ``batch`` run of bench_batch.py only, after its own
+    arguments (the last of an option wins).
     """
     _, full, small = SCRIPTS[name]
-    args = list(small if quick else full)
-    if name == "batch":
-        args += [*extra, *([] if state else NO_STATE)]
-    return args
+    return [*(small if quick else full), *(extra if name == "batch" else [])]
 
 
-def plan(names: list[str], quick: bool, extra: list[str], *, state: bool = True) -> list[str]:
+def plan(names: list[str], quick: bool, extra: list[str]) -> list[str]:
     """The run plan: one line per script, its command and estimated minutes, then the total.
 
-    Estimates (:data:`ESTIMATE_MIN`, :data:`STATE_MIN`) are for full sizes on an idle
-    2-core machine; a ``--quick`` run and ``--`` arguments are not estimated.
+    Estimates (:data:`ESTIMATE_MIN`) are for full sizes on an idle 2-core machine, towns
+    made included; a ``--quick`` run and ``--`` arguments are not estimated.
     """
     lines, total = [], 0.0
     for name in names:
-        script = SCRIPTS[name][0]
-        minutes = ESTIMATE_MIN.get(name, 0.0) + (STATE_MIN if name == "batch" and state else 0)
+        minutes = ESTIMATE_MIN.get(name, 0.0)
         total += minutes
         cost = "" if quick else f" (about {minutes:.1f} min)"
-        lines.append(
-            f"- `{' '.join([script, *script_args(name, quick, extra, state=state)])}`{cost}"
-        )
+        command = " ".join([SCRIPTS[name][0], *script_args(name, quick, extra)])
+        lines.append(f"- {name}: `{command}`{cost}")
     if not quick and not extra:
         lines.append(
             f"estimated {total:.0f} min on an idle 2-core machine, towns made included "
@@ -180,7 +188,7 @@ def plan(names: list[str], quick: bool, extra: list[str], *, state: bool = True)
 
 
 def run_script(
-    name: str, quick: bool, extra: list[str], *, state: bool = True, echo: bool = False
+    name: str, quick: bool, extra: list[str], *, echo: bool = False
 ) -> tuple[list[dict], str, str]:
     """Run one benchmark; return its rows, a one-line status and its output (for the log).
 
@@ -192,7 +200,7 @@ def run_script(
     path = ROOT / "benchmarks" / script
     if not path.exists():
         return [], f"`{script}`: not in benchmarks/ (skipped)", ""
-    args = script_args(name, quick, extra, state=state)
+    args = script_args(name, quick, extra)
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as err:
         proc = subprocess.Popen(
             [sys.executable, str(path), *args],
@@ -485,25 +493,24 @@ def main() -> None:
         "--no-state",
         action="store_true",
         help="leave out the streamed 5,000,000-parcel run (about "
-        f"{STATE_MIN:.0f} min of the full run)",
+        f"{ESTIMATE_MIN['state']:.0f} min of the full run)",
     )
     parser.add_argument("extra", nargs="*", help="arguments for bench_batch.py (after --)")
     args = parser.parse_args()
-    state = not args.no_state
     if args.render:
         saved = json.loads(args.render.read_text(encoding="utf-8"))
     else:
-        names = [n for n in args.only.split(",") if n]
+        names = [n for n in args.only.split(",") if n and not (args.no_state and n == "state")]
         unknown = [n for n in names if n not in SCRIPTS]
         if unknown:
             parser.error(f"--only: no benchmark {', '.join(unknown)} (known: {', '.join(SCRIPTS)})")
         print("make bench will run, one after the other:", flush=True)
-        print("\n".join(plan(names, args.quick, args.extra, state=state)), flush=True)
-        saved = {"rows": [], "no_rows": [], "quick": args.quick, "no_state": not state}
+        print("\n".join(plan(names, args.quick, args.extra)), flush=True)
+        saved = {"rows": [], "no_rows": [], "quick": args.quick, "no_state": args.no_state}
         for name in names:
             started = time.perf_counter()
             print(f"\n=== {name} ===", flush=True)
-            found, status, log = run_script(name, args.quick, args.extra, state=state, echo=True)
+            found, status, log = run_script(name, args.quick, args.extra, echo=True)
             minutes = (time.perf_counter() - started) / 60
             print(f"{status}; {minutes:.1f} min", flush=True)
             if status.endswith("(failed)"):

@@ -39,10 +39,10 @@ batch = importlib.import_module("bench_batch")
 peers = importlib.import_module("bench_peers")
 
 
-def _batch_args(quick: bool, *, state: bool = True, extra: list[str] | None = None):
-    return batch.arguments().parse_args(
-        report.script_args("batch", quick, extra or [], state=state)
-    )
+def _args(name: str, quick: bool, extra: list[str] | None = None):
+    """bench_batch.py's parse of the arguments report.py gives its run ``name``."""
+    assert report.SCRIPTS[name][0] == "bench_batch.py"
+    return batch.arguments().parse_args(report.script_args(name, quick, extra or []))
 
 
 def _goal_ids(args) -> set[str]:
@@ -57,53 +57,66 @@ def _goal_ids(args) -> set[str]:
 
 
 def test_full_plan_measures_every_batch_row_of_the_issue():
-    args = _batch_args(quick=False)
+    args = _args("batch", quick=False)
     assert args.sizes == [100_000, 1_000_000]
-    assert args.stream_sizes == [5_000_000]
-    assert args.stream_quick_from == 1_000_000  # the 5,000,000 run is --quick --no-gpkg
+    assert args.stream_sizes == []
     assert (args.dask_size, args.peer_size) == (100_000, 100_000)
     assert args.peers.split(",") == ["ours", "duckdb", "postgis"]  # no slow loop or naive peer
+    state = _args("state", quick=False)
+    assert (state.sizes, state.stream_sizes, state.dask_size, state.peer_size) == (
+        [],
+        [5_000_000],
+        0,
+        0,
+    )
+    assert state.stream_quick_from == 1_000_000  # the 5,000,000 run is --quick --no-gpkg
     wanted = {p["goal_id"] for row in report.ISSUE_ROWS for p in row.picks if "goal_id" in p}
     assert wanted == {"county", "million", "state", "dask", "peer-duckdb", "peer-postgis"}
-    assert wanted <= _goal_ids(args)
-    assert set(report.SCRIPTS) == {"batch", "check", "warm", "siting", "bigprop"}
+    assert wanted <= _goal_ids(args) | _goal_ids(state)
+    assert list(report.SCRIPTS) == ["batch", "check", "warm", "siting", "bigprop", "state"]
 
 
-def test_no_state_drops_only_the_streamed_run():
-    args = _batch_args(quick=False, state=False)
-    assert args.stream_sizes == []
-    assert args.sizes == [100_000, 1_000_000]
-    assert "state" not in _goal_ids(args)
-    full = report.plan(list(report.SCRIPTS), quick=False, extra=[])
-    short = report.plan(list(report.SCRIPTS), quick=False, extra=[], state=False)
-    assert "--stream-sizes 5000000" in full[0]
-    assert full[0].endswith(f"(about {report.ESTIMATE_MIN['batch'] + report.STATE_MIN:.1f} min)")
-    assert short[0].endswith(f"--stream-sizes` (about {report.ESTIMATE_MIN['batch']:.1f} min)")
+def test_plan_lines_name_each_script_and_its_minutes():
+    lines = report.plan(["batch", "state"], quick=False, extra=[])
+    assert lines[1] == (
+        "- state: `bench_batch.py --sizes --stream-sizes 5000000 --stream-quick-from 1000000 "
+        f"--dask-size 0 --peer-size 0` (about {report.ESTIMATE_MIN['state']:.1f} min)"
+    )
+    total = report.ESTIMATE_MIN["batch"] + report.ESTIMATE_MIN["state"]
+    assert lines[2].startswith(f"estimated {total:.0f} min")
+    short = report.plan(["batch"], quick=False, extra=[])  # what --no-state runs
+    assert short[-1].startswith(f"estimated {report.ESTIMATE_MIN['batch']:.0f} min")
 
 
-def test_extra_arguments_override_the_plan():
-    args = _batch_args(quick=False, extra=["--sizes", "10000", "--peers", "ours,loop"])
+def test_extra_arguments_go_to_the_batch_run_only_and_override_it():
+    args = _args("batch", quick=False, extra=["--sizes", "10000", "--peers", "ours,loop"])
     assert (args.sizes, args.peers) == ([10_000], "ours,loop")
+    assert _args("state", quick=False, extra=["--sizes", "10000"]).sizes == []
     assert (
         report.script_args("check", quick=False, extra=["--sizes", "1"])
-        == report.SCRIPTS["check"][1]
+        == (report.SCRIPTS["check"][1])
     )
 
 
 def test_quick_plan_is_small():
-    args = _batch_args(quick=True)
-    sizes = [*args.sizes, *args.stream_sizes, args.dask_size, args.peer_size]
+    args, state = _args("batch", quick=True), _args("state", quick=True)
+    sizes = [*args.sizes, *state.stream_sizes, args.dask_size, args.peer_size]
     assert max(sizes) <= 5_000
-    assert _goal_ids(args) == {"dask", "dask-in-process", "peer-duckdb", "peer-postgis"}
+    assert _goal_ids(args) | _goal_ids(state) == {
+        "dask",
+        "dask-in-process",
+        "peer-duckdb",
+        "peer-postgis",
+    }
     lines = report.plan(list(report.SCRIPTS), quick=True, extra=[])
     assert len(lines) == len(report.SCRIPTS)  # no estimate for small sizes
     assert not any("min)" in line for line in lines)
 
 
 def test_full_run_is_estimated_within_forty_minutes():
+    assert set(report.ESTIMATE_MIN) == set(report.SCRIPTS)
     assert all(minutes > 0 for minutes in report.ESTIMATE_MIN.values())
-    assert report.STATE_MIN > 0
-    total = sum(report.ESTIMATE_MIN.values()) + report.STATE_MIN
+    total = sum(report.ESTIMATE_MIN.values())
     assert total <= report.GOAL_MIN == 40.0
     last = report.plan(list(report.SCRIPTS), quick=False, extra=[])[-1]
     assert last == (
@@ -147,7 +160,7 @@ def _rows(county_s: float = 5.0, dask_same: str = "identical parcels.parquet") -
     )
     state = batch.Measured(600.0, 600.0, 6831.0, "", 0)
     rows.append(
-        {"bench": "batch", **batch.end_to_end_row(5_000_000, state, stream=True, quick=True)}
+        {"bench": "state", **batch.end_to_end_row(5_000_000, state, stream=True, quick=True)}
     )
     rows.append(
         {
@@ -220,7 +233,7 @@ def test_body_puts_the_summary_above_the_tables():
     saved = {"machine": "M.", "rows": _rows(), "no_state": False}
     text = report.body(saved, "x")
     assert text.index("**issue 16: every goal in one run**") < text.index("**batch: end to end**")
-    assert "**batch: streamed**" in text
+    assert "**state: streamed**" in text
     assert "**batch: peers**" in text
 
 
@@ -235,10 +248,41 @@ def test_run_script_runs_from_the_checkout_and_echoes(tmp_path, monkeypatch, cap
     )
     monkeypatch.setattr(report, "ROOT", tmp_path)
     monkeypatch.setattr(report, "SCRIPTS", {"batch": ("here.py", ["--full"], ["--small"])})
-    found, status, _ = report.run_script("batch", quick, ["--x"], state=False, echo=True)
-    args = "--small --x --stream-sizes" if quick else "--full --x --stream-sizes"
+    found, status, _ = report.run_script("batch", quick, ["--x"], echo=True)
+    args = "--small --x" if quick else "--full --x"
     assert status == f"`here.py {args}`: exit 0, 1 row(s)"
     assert found[0]["what"] == "w"
     printed = capsys.readouterr().out
     assert f"in {tmp_path}" in printed
     assert "bench-row" not in printed  # rows are collected, not echoed
+
+
+def test_main_with_no_state_runs_the_rest_and_saves_after_each(tmp_path, monkeypatch, capsys):
+    (tmp_path / "benchmarks").mkdir()
+    scripts = {}
+    for name in ("one", "state"):
+        row = {"table": "t", "what": name, "seconds": 1.0, "goal": "<= 2 s", "met": True}
+        (tmp_path / "benchmarks" / f"{name}.py").write_text(
+            f"import json\nprint('bench-row: ' + json.dumps({row!r}))\n", encoding="utf-8"
+        )
+        scripts[name] = (f"{name}.py", [], [])
+    monkeypatch.setattr(report, "ROOT", tmp_path)
+    monkeypatch.setattr(report, "SCRIPTS", scripts)
+    monkeypatch.setattr(report, "ESTIMATE_MIN", {"one": 1.0, "state": 12.0})
+    monkeypatch.setattr(report, "ROWS_FILE", tmp_path / "rows.json")
+    monkeypatch.setattr(report, "PARTIAL_FILE", tmp_path / "partial.json")
+    monkeypatch.setattr(sys, "argv", ["report.py", "--no-state", "--no-write"])
+    report.main()
+    printed = capsys.readouterr().out
+    assert "- one: `one.py` (about 1.0 min)\nestimated 1 min" in printed
+    assert "state.py" not in printed
+    saved = json.loads((tmp_path / "rows.json").read_text(encoding="utf-8"))
+    assert [r["what"] for r in saved["rows"]] == ["one"]
+    assert saved["no_state"] is True
+    partial = json.loads((tmp_path / "partial.json").read_text(encoding="utf-8"))
+    assert [r["what"] for r in partial["rows"]] == ["one"]
+    assert "(`--no-state`)" in printed  # the summary says why the 5,000,000 row is missing
+    monkeypatch.setattr(sys, "argv", ["report.py", "--only", "one,nope", "--no-write"])
+    with pytest.raises(SystemExit):
+        report.main()
+    assert "--only: no benchmark nope" in capsys.readouterr().err
