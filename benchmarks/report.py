@@ -367,7 +367,7 @@ def find_row(rows: list[dict], issue: IssueRow) -> dict | None:
     return None
 
 
-def summary(rows: list[dict], *, state_skipped: bool = False) -> str:
+def summary(rows: list[dict], *, state_skipped: bool = False, quick: bool = False) -> str:
     """Issue 16's table as measured: each row's figure, goal and verdict (markdown).
 
     The verdict is **met** only where the benchmark row says so; a row that gave no verdict
@@ -382,9 +382,9 @@ def summary(rows: list[dict], *, state_skipped: bool = False) -> str:
     for issue in ISSUE_ROWS:
         row = find_row(rows, issue)
         if row is None:
-            why = (
-                "`--no-state`" if state_skipped and issue.picks[0].get("goal_id") == "state" else ""
-            )
+            why = "`--quick`: at full size only" if quick else ""
+            if state_skipped and issue.picks[0].get("goal_id") == "state":
+                why = "`--no-state`"
             verdict = f"**not measured** in this run{f' ({why})' if why else ''}"
             out.append(f"| {issue.label} | - | - | {issue.goal} | {verdict} |")
             continue
@@ -443,7 +443,16 @@ def body(saved: dict, link: str) -> str:
             "the goals are set for the full sizes of `make bench`, and a verdict here holds "
             "for the small size only."
         )
-    out = [head, "", summary(saved["rows"], state_skipped=bool(saved.get("no_state"))), ""]
+    out = [
+        head,
+        "",
+        summary(
+            saved["rows"],
+            state_skipped=bool(saved.get("no_state")),
+            quick=bool(saved.get("quick")),
+        ),
+        "",
+    ]
     out.append(tables(saved["rows"]))
     silent = saved.get("no_rows", [])
     if silent:

@@ -210,6 +210,8 @@ def test_summary_says_what_was_not_measured_and_never_calls_it_met():
     assert got[labels[0]] == "**not met**"  # 5.01 s
     assert got[labels[4]] == "**not measured** in this run"
     assert got[labels[5]] == "**not measured** in this run (`--no-state`)"
+    quick = _verdicts(report.summary(rows, quick=True))
+    assert quick[labels[4]] == "**not measured** in this run (`--quick`: at full size only)"
     rows = [r for r in _rows(dask_same="parcels.parquet DIFFER in zones") if r["bench"] != "warm"]
     got = _verdicts(report.summary(rows))
     assert got[labels[3]] == "met"  # bench_check's warm row (20 ms) when bench_warm gave none

@@ -108,7 +108,10 @@ def test_state_goal_is_eight_gigabytes_of_peak(peak_mb, met):
     assert row["goal"] == "peak <= 8,192 MB (8 GB)"
     assert row["what"] == "gis-sw batch --stream --quick --no-gpkg"
     assert row["table"] == "streamed"
-    assert row["note"].endswith("--quick --no-gpkg: no siting, no parcels.gpkg")
+    assert row["note"].endswith(
+        "; --quick --no-gpkg: no siting, no parcels.gpkg; "
+        "run by every full make bench, last (report.py --no-state leaves it out)"
+    )
 
 
 def test_sizes_without_a_goal_give_no_verdict():
