@@ -81,13 +81,20 @@ def emit(**row: object) -> None:
 
 @dataclass(frozen=True, slots=True)
 class Measured:
-    """What one child process took: wall and CPU seconds, peak memory, its output."""
+    """What one child process took: wall and CPU seconds, peak memory, its output.
+
+    ``peak_mb`` is the larger of the child's ``ru_maxrss`` (the largest single process of
+    its tree, exact) and the largest sum of the tree's proportional set sizes sampled while
+    it ran (:class:`TreeMemory`: forked workers count too, pages they share once);
+    ``processes`` the most processes the tree had at a sample.
+    """
 
     seconds: float
     cpu_seconds: float
     peak_mb: float
     output: str
     returncode: int
+    processes: int = 1
 
     @property
     def failed(self) -> str:
@@ -98,17 +105,70 @@ class Measured:
         return f"exit {self.returncode}: " + " / ".join(lines[-3:])[-400:]
 
 
-def measure(cmd: list[str]) -> Measured:
-    """Run a command in a child process; time it and read its peak memory (``wait4``).
+def tree(pid: int) -> list[int]:
+    """The process ``pid`` and its descendants (Linux ``/proc``; [pid] where unreadable)."""
+    found, todo = [], [pid]
+    while todo:
+        now = todo.pop()
+        found.append(now)
+        for task in Path(f"/proc/{now}/task").glob("*/children"):
+            try:
+                todo += [int(c) for c in task.read_text(encoding="ascii").split()]
+            except (OSError, ValueError):
+                continue
+    return found
 
-    The output (stdout then stderr) goes through temporary files, so a long run never
-    blocks on a full pipe.  Never raises for a failed command: see :attr:`Measured.failed`.
+
+def pss_kb(pid: int) -> int:
+    """The proportional set size of one process in kB (0 when it is gone or unreadable)."""
+    try:
+        text = Path(f"/proc/{pid}/smaps_rollup").read_text(encoding="ascii")
+    except OSError:
+        return 0
+    line = next((t for t in text.splitlines() if t.startswith("Pss:")), "Pss: 0 kB")
+    return int(line.split()[1])
+
+
+class TreeMemory:
+    """Sample the summed PSS of a process tree every ``interval`` seconds, in a thread."""
+
+    def __init__(self, pid: int, interval: float = 0.5) -> None:
+        import threading
+
+        self.pid, self.interval = pid, interval
+        self.peak_kb, self.processes = 0, 1
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            pids = tree(self.pid)
+            self.processes = max(self.processes, len(pids))
+            self.peak_kb = max(self.peak_kb, sum(pss_kb(p) for p in pids))
+
+    def stop(self) -> float:
+        """Stop sampling; return the peak in MB."""
+        self._stop.set()
+        self._thread.join()
+        return self.peak_kb / 1024
+
+
+def measure(cmd: list[str], interval: float = 0.5) -> Measured:
+    """Run a command in a child process; time it and read its peak memory.
+
+    Peak memory: see :class:`Measured` (``wait4``'s ``ru_maxrss`` and the tree's PSS
+    sampled every ``interval`` seconds).  The output (stdout then stderr) goes through
+    temporary files, so a long run never blocks on a full pipe.  Never raises for a failed
+    command: see :attr:`Measured.failed`.
     """
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out, stderr=err)
+        sampler = TreeMemory(proc.pid, interval)
         _, status, usage = os.wait4(proc.pid, 0)
         elapsed = time.perf_counter() - started
+        tree_mb = sampler.stop()
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
@@ -116,9 +176,10 @@ def measure(cmd: list[str]) -> Measured:
     return Measured(
         seconds=elapsed,
         cpu_seconds=usage.ru_utime + usage.ru_stime,
-        peak_mb=usage.ru_maxrss / 1024,  # kilobytes on Linux
+        peak_mb=max(usage.ru_maxrss / 1024, tree_mb),  # ru_maxrss: kilobytes on Linux
         output=text,
         returncode=proc.returncode,
+        processes=sampler.processes,
     )
 
 
@@ -256,6 +317,8 @@ def end_to_end_row(
         stages = stage_text(got.output)
         notes.append(stages or "no stage line found")
         notes.append(f"CPU {got.cpu_seconds:.1f} s")
+        if got.processes > 1:
+            notes.append(f"peak: summed PSS of up to {got.processes} processes")
         if runs > 1:
             notes.append(f"best of {runs}")
     if floor_stages:

@@ -152,6 +152,31 @@ def test_measure_reads_the_childs_peak_memory_and_exit(tmp_path):
         batch.run_measured([sys.executable, str(script), "3"])
 
 
+def test_measure_counts_forked_workers_memory(tmp_path):
+    script = tmp_path / "workers.py"
+    script.write_text(
+        "import os, time\n"
+        "pids = []\n"
+        "for _ in range(2):\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:\n"
+        "        block = bytearray(80 * 2**20)\n"
+        "        block[::4096] = b'x' * len(block[::4096])\n"
+        "        time.sleep(1.5)\n"
+        "        os._exit(0)\n"
+        "    pids.append(pid)\n"
+        "for pid in pids:\n"
+        "    os.waitpid(pid, 0)\n",
+        encoding="utf-8",
+    )
+    got = batch.measure([sys.executable, str(script)], interval=0.1)
+    assert got.returncode == 0
+    assert got.processes == 3
+    assert got.peak_mb >= 160.0  # two workers of 80 MB each: more than either alone
+    row = batch.end_to_end_row(2_000, got, stream=False, quick=False)
+    assert "peak: summed PSS of up to 3 processes" in row["note"]
+
+
 @pytest.mark.parametrize(
     ("dask_s", "same", "met"),
     [
