@@ -84,6 +84,9 @@ def test_county_row_carries_the_stage_times_cpu_and_floor():
     )
     assert row["peak_mb"] == 900.0
     assert row["met"] is False
+    best = batch.end_to_end_row(100_000, _ran(4.9), stream=False, quick=False, floor=2.5, runs=2)
+    assert best["note"].endswith("CPU 18.9 s; best of 2; no floor measured")
+    assert best["met"] is True  # 4.9 s, under 2x the 2.5 s floor (its stages not given)
 
 
 def test_stage_text_falls_back_to_the_summary_line():
