@@ -318,19 +318,35 @@ def child(name: str, layers_path: str, result_path: str) -> None:
     )
 
 
-def compare(ours: pd.DataFrame, other: pd.DataFrame) -> str:
-    ours = ours.loc[other.index]
+AREA_TOLERANCE_SQFT = 0.011
+"""Areas equal to 0.01 sq ft (both sides rounded to 2 decimals; the float gap of two
+such values 0.01 apart is 0.0100000000x)."""
+
+
+def compare(ours: pd.DataFrame, other: pd.DataFrame, *, sampled: bool = False) -> str:
+    """Return "identical" or what differs between a peer's figures and ours, by row.
+
+    Areas must agree to 0.01 sq ft, zones and counts exactly; a figure missing (NaN) on one
+    side only differs.  Every row of ours must be in ``other`` unless ``sampled`` (the
+    loop peer screens the first rows only), and ``other`` may have no row ours lacks.
+    """
     bad = []
-    for column in COMPARED:
+    extra = other.index.difference(ours.index)
+    missing = ours.index.difference(other.index)
+    if len(extra):
+        bad.append(f"rows not in ours: {len(extra)}")
+    if len(missing) and not sampled:
+        bad.append(f"rows missing: {len(missing)}")
+    common = other.index.intersection(ours.index)
+    a, b = ours.loc[common], other.loc[common]
+    for column in (*COMPARED, *COUNTS):
         if column == "zones":
-            diff = (ours[column].fillna("") != other[column].fillna("")).sum()
+            diff = int((a[column].fillna("") != b[column].fillna("")).sum())
         else:
-            gap = (ours[column].astype(float) - other[column].astype(float)).abs()
-            diff = (gap > 0.011).sum()
-        if diff:
-            bad.append(f"{column}: {diff}")
-    for column in COUNTS:
-        diff = (ours[column].astype(int) != other[column].astype(int)).sum()
+            x, y = a[column].astype(float), b[column].astype(float)
+            limit = AREA_TOLERANCE_SQFT if column in COMPARED else 0.0
+            same = ((x - y).abs() <= limit) | (x.isna() & y.isna())
+            diff = int((~same).sum())
         if diff:
             bad.append(f"{column}: {diff}")
     return "identical" if not bad else "DIFFER " + ", ".join(bad)
@@ -399,7 +415,7 @@ def peers(work: Path, n: int, seed: int, names: list[str]) -> None:
         if info is None:
             same = failed[name]
         elif "ours" in figures:
-            same = compare(figures["ours"], figures[name])
+            same = compare(figures["ours"], figures[name], sampled=name == "loop")
         else:
             same = "not compared (ours failed)"
         if info is not None:

@@ -250,6 +250,19 @@ def test_peer_counts_and_zones_must_match_exactly():
     assert got == "DIFFER zones: 1, wells_near: 1"
 
 
+def test_peer_figure_missing_on_one_side_or_a_missing_row_differs():
+    got = peers.compare(_figures(), _figures(floodplain_sqft=[10.0, float("nan"), 0.0]))
+    assert got == "DIFFER floodplain_sqft: 1"
+    both = [float("nan"), 0.0, 0.0]
+    assert peers.compare(_figures(floodplain_sqft=both), _figures(floodplain_sqft=both)) == (
+        "identical"
+    )
+    short = _figures().iloc[:2]
+    assert peers.compare(_figures(), short) == "DIFFER rows missing: 1"
+    assert peers.compare(_figures(), short, sampled=True) == "identical"  # the loop's sample
+    assert peers.compare(short, _figures()) == "DIFFER rows not in ours: 1"
+
+
 def test_peer_row_meets_its_goal_only_with_identical_figures():
     info = {"seconds": 20.0, "parcels": 100_000, "peak_mb": 1500.0}
     row = peers.peer_row("duckdb", 100_000, info, "identical", ours_rate=25_000.0)
