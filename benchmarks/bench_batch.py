@@ -381,7 +381,7 @@ def end_to_end(
             floor_stages=bare_stages,
             runs=len(good),
         )
-        met = {True: "met", False: "NOT met"}.get(row.get("met"), "no goal")
+        met = "no goal" if row.get("met") is None else ("met" if row["met"] else "NOT met")
         print(
             f"{n:>10,} parcels: {got.seconds:.1f} s, CPU {got.cpu_seconds:.1f} s, peak "
             f"{got.peak_mb:,.0f} MB, floor {bare:.2f} s; {row['note']}"
