@@ -437,6 +437,13 @@ def body(saved: dict, link: str) -> str:
     version on, ``quick`` and ``no_rows``); ``link`` says where each row is explained.
     """
     head = saved["machine"] + f"  What each row measures: {link}."
+    minutes = saved.get("minutes") or {}
+    if minutes:
+        parts = ", ".join(f"{name} {m:.1f}" for name, m in minutes.items())
+        head += (
+            f"  This run took {sum(minutes.values()):.1f} min, towns made included "
+            f"(goal: {GOAL_MIN:g} min for a full run): {parts}."
+        )
     if saved.get("quick"):
         head += (
             "\n\n**A `--quick` run**: every benchmark at small sizes, to check the pipeline; "
@@ -515,12 +522,19 @@ def main() -> None:
             parser.error(f"--only: no benchmark {', '.join(unknown)} (known: {', '.join(SCRIPTS)})")
         print("make bench will run, one after the other:", flush=True)
         print("\n".join(plan(names, args.quick, args.extra)), flush=True)
-        saved = {"rows": [], "no_rows": [], "quick": args.quick, "no_state": args.no_state}
+        saved = {
+            "rows": [],
+            "no_rows": [],
+            "quick": args.quick,
+            "no_state": args.no_state,
+            "minutes": {},
+        }
         for name in names:
             started = time.perf_counter()
             print(f"\n=== {name} ===", flush=True)
             found, status, log = run_script(name, args.quick, args.extra, echo=True)
             minutes = (time.perf_counter() - started) / 60
+            saved["minutes"][name] = round(minutes, 4)
             print(f"{status}; {minutes:.1f} min", flush=True)
             if status.endswith("(failed)"):
                 print(log[:2000], flush=True)

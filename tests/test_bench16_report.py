@@ -231,9 +231,15 @@ def test_summary_marks_rows_of_an_earlier_run(tmp_path, monkeypatch):
     )
 
 
-def test_body_puts_the_summary_above_the_tables():
+def test_body_puts_the_summary_above_the_tables_and_says_how_long_the_run_took():
     saved = {"machine": "M.", "rows": _rows(), "no_state": False}
     text = report.body(saved, "x")
+    assert text.startswith("M.  What each row measures: x.\n")  # no minutes saved: none said
+    timed = report.body({**saved, "minutes": {"batch": 8.25, "state": 11.5}}, "x")
+    assert timed.startswith(
+        "M.  What each row measures: x.  This run took 19.8 min, towns made included "
+        "(goal: 40 min for a full run): batch 8.2, state 11.5.\n"
+    )
     assert text.index("**issue 16: every goal in one run**") < text.index("**batch: end to end**")
     assert "**state: streamed**" in text
     assert "**batch: peers**" in text
@@ -281,6 +287,8 @@ def test_main_with_no_state_runs_the_rest_and_saves_after_each(tmp_path, monkeyp
     saved = json.loads((tmp_path / "rows.json").read_text(encoding="utf-8"))
     assert [r["what"] for r in saved["rows"]] == ["one"]
     assert saved["no_state"] is True
+    assert list(saved["minutes"]) == ["one"]
+    assert 0 < saved["minutes"]["one"] < 1
     partial = json.loads((tmp_path / "partial.json").read_text(encoding="utf-8"))
     assert [r["what"] for r in partial["rows"]] == ["one"]
     assert "(`--no-state`)" in printed  # the summary says why the 5,000,000 row is missing
