@@ -1,8 +1,29 @@
 """The batch's peers: the same per-parcel screening by DuckDB, PostGIS, geopandas, a loop.
 
 Run by :mod:`bench_batch` (``--peer-size``, ``--peers``); each peer runs in its own child
-process (``bench_peers.py --child PEER LAYERS RESULT``) so its peak memory is its own.  See
-the docstring of ``bench_batch.py`` for what is compared.
+process (``bench_peers.py --child PEER LAYERS RESULT``) so its peak memory is its own,
+screening only (layers already in memory, or loaded and indexed):
+
+* ``ours``: :func:`gis_sw.batch.run.screen_layers`, 2 threads, ``quick`` (every figure
+  compared here; no siting, no adjacent area);
+* ``duckdb``: the SQL of :data:`SQL` on DuckDB's spatial extension, loaded from the file
+  the ``duckdb-extension-spatial`` wheel ships (``INSTALL`` needs the network), 2 threads;
+* ``postgis``: the same SQL on PostgreSQL 15 + PostGIS 3 (Debian's ``postgresql-15`` and
+  ``postgresql-15-postgis-3``), a throwaway cluster made with ``initdb`` in a temporary
+  folder (as the ``postgres`` user when run as root), listening on 127.0.0.1 only, GiST
+  indexes, stopped and deleted at the end; without them the peer is reported failed;
+* ``naive`` (not run by default): the obvious geopandas: ``overlay`` for zones, wetlands,
+  water, floodplain (layers dissolved first so overlaps count once), ``buffer(50)`` then
+  ``sjoin`` for wells and septic fields;
+* ``loop`` (not run by default): a per-parcel Python loop over ``sindex`` candidates (what
+  many scripts do), timed on the first 2,000 parcels and reported as parcels/s.
+
+The common screening: per parcel, area in each zone (hence the zones, the area in a
+low-threshold zone and the permit threshold), areas of wetland, water body and floodplain
+on it (overlaps once), wells and septic fields within 50 ft.  Every peer's figures are
+compared with ours (areas to 0.01 sq ft, counts exactly): its row's goal is identical
+figures (``met`` only then), beside its time against ours.  A peer that fails still
+prints its row, ``met: false``, the error in the note.
 """
 
 from __future__ import annotations
@@ -19,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from bench_batch import emit, make_town, run_measured
+from bench_batch import GOALS, emit, make_town, measure
 
 COMPARED = ("zones", "low_zone_area_sqft", "wetland_sqft", "water_body_sqft", "floodplain_sqft")
 COUNTS = ("wells_near", "septic_fields_near")
@@ -297,66 +318,116 @@ def child(name: str, layers_path: str, result_path: str) -> None:
     )
 
 
-def compare(ours: pd.DataFrame, other: pd.DataFrame) -> str:
-    ours = ours.loc[other.index]
+AREA_TOLERANCE_SQFT = 0.011
+"""Areas equal to 0.01 sq ft (both sides rounded to 2 decimals; the float gap of two
+such values 0.01 apart is 0.0100000000x)."""
+
+
+def compare(ours: pd.DataFrame, other: pd.DataFrame, *, sampled: bool = False) -> str:
+    """Return "identical" or what differs between a peer's figures and ours, by row.
+
+    Areas must agree to 0.01 sq ft, zones and counts exactly; a figure missing (NaN) on one
+    side only differs.  Every row of ours must be in ``other`` unless ``sampled`` (the
+    loop peer screens the first rows only), and ``other`` may have no row ours lacks.
+    """
     bad = []
-    for column in COMPARED:
+    extra = other.index.difference(ours.index)
+    missing = ours.index.difference(other.index)
+    if len(extra):
+        bad.append(f"rows not in ours: {len(extra)}")
+    if len(missing) and not sampled:
+        bad.append(f"rows missing: {len(missing)}")
+    common = other.index.intersection(ours.index)
+    a, b = ours.loc[common], other.loc[common]
+    for column in (*COMPARED, *COUNTS):
         if column == "zones":
-            diff = (ours[column].fillna("") != other[column].fillna("")).sum()
+            diff = int((a[column].fillna("") != b[column].fillna("")).sum())
         else:
-            gap = (ours[column].astype(float) - other[column].astype(float)).abs()
-            diff = (gap > 0.011).sum()
-        if diff:
-            bad.append(f"{column}: {diff}")
-    for column in COUNTS:
-        diff = (ours[column].astype(int) != other[column].astype(int)).sum()
+            x, y = a[column].astype(float), b[column].astype(float)
+            limit = AREA_TOLERANCE_SQFT if column in COMPARED else 0.0
+            same = ((x - y).abs() <= limit) | (x.isna() & y.isna())
+            diff = int((~same).sum())
         if diff:
             bad.append(f"{column}: {diff}")
     return "identical" if not bad else "DIFFER " + ", ".join(bad)
 
 
+def peer_row(name: str, n: int, info: dict | None, same: str, ours_rate: float) -> dict:
+    """The row of one peer: its time against ours and whether its figures equal ours.
+
+    ``info`` is what the peer's child printed (None when it failed: ``same`` then says
+    why).  The goal is identical figures; a peer that failed, or that ran without ours to
+    compare with, does not meet it.
+    """
+    goal_id = f"peer-{name}"
+    row: dict = {
+        "table": "peers",
+        "what": PEER_NAMES.get(name, name),
+        "goal_id": goal_id,
+        "goal": GOALS["peer"],
+    }
+    if info is None:
+        row.update(size=f"{n:,} parcels", met=False, note=f"failed: {same}")
+        return row
+    parcels = int(info["parcels"])
+    row.update(
+        size=f"{parcels:,} parcels",
+        seconds=info["seconds"],
+        peak_mb=info["peak_mb"],
+        met=same == "identical",
+        note=f"figures vs ours: {same}",
+    )
+    if ours_rate:
+        row.update(against="gis_sw (--quick, 2 threads)", against_seconds=parcels / ours_rate)
+    return row
+
+
 def peers(work: Path, n: int, seed: int, names: list[str]) -> None:
-    layers = make_town(work, n, seed)
-    print(f"\n== the same screening by its peers, {n:,} parcels (screening only) ==")
+    """Run each peer in its own process on a town of ``n`` parcels; print and emit rows."""
+    print(f"\n== the same screening by its peers, {n:,} parcels (screening only) ==", flush=True)
     results: dict[str, dict[str, float]] = {}
     figures: dict[str, pd.DataFrame] = {}
+    failed: dict[str, str] = {}
+    try:
+        layers = make_town(work, n, seed)
+    except RuntimeError as exc:
+        failed = dict.fromkeys(names, str(exc))
+        names = []
     for name in names:
         path = work / f"peer_{name}_{n}.parquet"
         cmd = [sys.executable, __file__, "--child", name, str(layers), str(path)]
-        try:
-            _, _, text = run_measured(cmd)
-        except RuntimeError as exc:
-            lines = [t for t in str(exc).splitlines() if not t.startswith("maxrss_kb=")]
-            print(f"  {name}: failed: " + "\n    ".join(lines[-6:]), flush=True)
+        got = measure(cmd)
+        lines = [t for t in got.output.splitlines() if t.startswith("{")]
+        if got.returncode or not lines:
+            failed[name] = got.failed or "printed no result"
+            print(f"  {name}: failed: {failed[name]}", flush=True)
             continue
-        line = [t for t in text.splitlines() if t.startswith("{")][-1]
-        results[name] = json.loads(line)
+        results[name] = {**json.loads(lines[-1]), "wall": got.seconds}
         figures[name] = pd.read_parquet(path).set_index("row")
     print(
         f"{'peer':>8} {'parcels':>8} {'seconds':>8} {'parcels/s':>10} {'peak MB':>8} "
-        f"{'ours x':>7}  figures vs ours"
+        f"{'ours x':>7} {'wall s':>7}  figures vs ours",
+        flush=True,
     )
     ours_rate = results["ours"]["parcels"] / results["ours"]["seconds"] if "ours" in results else 0
-    for name, info in results.items():
-        rate = info["parcels"] / info["seconds"]
-        same = compare(figures["ours"], figures[name]) if "ours" in figures else "-"
-        ratio = ours_rate / rate if rate else float("nan")
-        print(
-            f"{name:>8} {int(info['parcels']):>8,} {info['seconds']:>8.2f} {rate:>10,.0f} "
-            f"{info['peak_mb']:>8,.0f} {ratio:>7.1f}  {same}",
-            flush=True,
-        )
-        if name != "ours" and ours_rate:
-            emit(
-                table="peers",
-                what=PEER_NAMES.get(name, name),
-                size=f"{int(info['parcels']):,} parcels",
-                seconds=info["seconds"],
-                peak_mb=info["peak_mb"],
-                against="gis_sw (--quick, 2 threads)",
-                against_seconds=info["parcels"] / ours_rate,
-                note=f"figures vs ours: {same}",
+    for name in [*results, *failed]:
+        info = results.get(name)
+        if info is None:
+            same = failed[name]
+        elif "ours" in figures:
+            same = compare(figures["ours"], figures[name], sampled=name == "loop")
+        else:
+            same = "not compared (ours failed)"
+        if info is not None:
+            rate = info["parcels"] / info["seconds"]
+            ratio = ours_rate / rate if rate else float("nan")
+            print(
+                f"{name:>8} {int(info['parcels']):>8,} {info['seconds']:>8.2f} {rate:>10,.0f} "
+                f"{info['peak_mb']:>8,.0f} {ratio:>7.1f} {info['wall']:>7.1f}  {same}",
+                flush=True,
             )
+        if name != "ours":
+            emit(**peer_row(name, n, info, same, ours_rate))
     sql = [
         results[k]["parcels"] / results[k]["seconds"] for k in ("duckdb", "postgis") if k in results
     ]
