@@ -150,8 +150,16 @@ def duplicate_geometry_groups(
     present = ~unlocated(geoms)
     if present.sum() < 2:
         return ()
-    keys = shapely.to_wkb(shapely.normalize(geoms[present]))
-    ids = id_text(frame[id_column]).to_numpy(dtype=object)[present]
+    # identical shapes have the same envelope and vertex count: only features sharing both
+    # with another are normalised and compared (a town's parcels share none)
+    rows = np.flatnonzero(present)
+    bounds = shapely.bounds(geoms[rows])
+    sizes = pd.DataFrame(bounds).assign(n=shapely.get_num_coordinates(geoms[rows]))
+    rows = rows[sizes.duplicated(keep=False).to_numpy()]
+    if len(rows) < 2:
+        return ()
+    keys = shapely.to_wkb(shapely.normalize(geoms[rows]))
+    ids = id_text(frame[id_column]).to_numpy(dtype=object)[rows]
     table = pd.DataFrame({"key": keys, "id": ids}).dropna()
     repeated = table[table["key"].duplicated(keep=False)]
     if repeated.empty:
