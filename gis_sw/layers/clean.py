@@ -278,6 +278,7 @@ def _whole_id_problems(
 def _id_column(path: Path, layer: str | None, kind: str, column: str) -> pd.Series | None:
     """Return one column of a whole layer, without its geometry (None when it has none)."""
     from gis_sw.layers.vector import PARQUET_SUFFIXES, pick_layer
+    from gis_sw.layers.window import gpkg_fields
 
     if path.suffix.lower() in PARQUET_SUFFIXES:
         import pyarrow.parquet as pq
@@ -285,9 +286,14 @@ def _id_column(path: Path, layer: str | None, kind: str, column: str) -> pd.Seri
         if column not in pq.read_schema(path).names:
             return None
         return pq.read_table(path, columns=[column]).column(0).to_pandas()
-    layer, _ = pick_layer(path, layer, kind)
-    fields = pyogrio.read_info(path, layer=layer)["fields"]
-    if column not in list(fields):
+    table = layer if layer is not None else kind
+    fields = gpkg_fields(path, table)  # a GeoPackage's catalog: GDAL need not open it twice
+    if fields is not None:
+        layer = table
+    else:
+        layer, _ = pick_layer(path, layer, kind)
+        fields = list(pyogrio.read_info(path, layer=layer)["fields"])
+    if column not in fields:
         return None
     frame = pyogrio.read_dataframe(
         path, layer=layer, columns=[column], read_geometry=False, use_arrow=True
