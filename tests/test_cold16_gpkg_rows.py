@@ -19,14 +19,17 @@ import pyogrio
 import pytest
 import shapely
 
+from gis_sw.layers import gpkg_rows
 from gis_sw.layers.absence import has_any_feature
 from gis_sw.layers.gpkg_rows import read_gpkg_rows
 from gis_sw.layers.manifest import LayerEntry
+from gis_sw.layers.vector import read_vector
 from gis_sw.layers.window import (
     GpkgWindow,
     gpkg_fields,
     gpkg_has_rows,
     gpkg_window_rows,
+    read_gpkg_table,
     read_gpkg_window,
 )
 
@@ -156,3 +159,28 @@ def test_fields_and_rows_from_the_catalog_as_gdal_lists_them(tmp_path: Path) -> 
     assert gpkg_has_rows(path, "wells") is False
     assert has_any_feature(LayerEntry("wells", path=path)) is False
     assert has_any_feature(LayerEntry("buildings", path=path)) is True
+
+
+def test_small_table_read_whole_from_sqlite_equals_pyogrio(tmp_path: Path) -> None:
+    path = tmp_path / "town.gpkg"
+    write_buildings(path)
+    whole = read_gpkg_table(path, "buildings")
+    assert whole is not None
+    expected = pyogrio.read_dataframe(path, layer="buildings", use_arrow=True)
+    pd.testing.assert_frame_equal(whole.to_wkb(), expected.to_wkb(), check_exact=True)
+    assert dict(whole.dtypes.astype(str)) == dict(expected.dtypes.astype(str))
+    frame, _, warnings = read_vector(path, layer="buildings", kind="buildings")
+    assert warnings == []
+    assert frame["building_id"].tolist() == [f"B-{i}" for i in range(8)]
+    assert read_gpkg_table(path, "dated") is None  # its date and time column: pyogrio
+
+
+def test_large_table_is_left_to_pyogrio(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "town.gpkg"
+    write_buildings(path)
+    monkeypatch.setattr(gpkg_rows, "MAX_FIDS", 7)  # the table's fids span 8
+    assert read_gpkg_table(path, "buildings") is None
+    frame, _, _ = read_vector(path, layer="buildings", kind="buildings")
+    assert frame["building_id"].tolist() == [f"B-{i}" for i in range(8)]
+    monkeypatch.setattr(gpkg_rows, "MAX_FIDS", 8)
+    assert read_gpkg_table(path, "buildings") is not None

@@ -175,7 +175,7 @@ def _column(values: list[object], kind: str) -> pa.Array | None:
 
 
 def read_gpkg_rows(
-    conn: sqlite3.Connection, key: tuple[str, int, int], table: str, fids: np.ndarray
+    conn: sqlite3.Connection, key: tuple[str, int, int], table: str, fids: np.ndarray | None
 ) -> tuple[gpd.GeoDataFrame, np.ndarray] | None:
     """Return the features of ``table`` with these fids, in fid order, as pyogrio reads them.
 
@@ -188,7 +188,9 @@ def read_gpkg_rows(
     table
         The feature table.
     fids
-        The fids to read (sorted); those the table lacks are left out.
+        The fids to read (sorted); those the table lacks are left out.  None: every row,
+        when the table's fids span at most :data:`MAX_FIDS` (as a whole read by GDAL, in
+        fid order).
 
     Returns
     -------
@@ -197,16 +199,26 @@ def read_gpkg_rows(
         exactly as GDAL reads it (module docstring): read them with pyogrio then.
     """
     described = _table(conn, key, table)
-    if described is None or len(fids) > MAX_FIDS:
+    if described is None or (fids is not None and len(fids) > MAX_FIDS):
         return None
     names = [described.fid, described.geometry, *(name for name, _ in described.fields)]
-    marks = ",".join("?" * len(fids))
+    fid = _quoted(described.fid)
+    where, values = "", []
+    if fids is not None:
+        where = f"WHERE {fid} IN ({','.join('?' * len(fids))}) "
+        values = [int(f) for f in fids]
     query = (
         f"SELECT {', '.join(_quoted(n) for n in names)} FROM {_quoted(table)} "  # noqa: S608
-        f"WHERE {_quoted(described.fid)} IN ({marks}) ORDER BY {_quoted(described.fid)}"
+        f"{where}ORDER BY {fid}"
     )
     try:
-        rows = conn.execute(query, [int(f) for f in fids]).fetchall()
+        if fids is None:
+            (first, last) = conn.execute(
+                f"SELECT min({fid}), max({fid}) FROM {_quoted(table)}"  # noqa: S608
+            ).fetchone()
+            if first is not None and last - first + 1 > MAX_FIDS:
+                return None
+        rows = conn.execute(query, values).fetchall()
     except (sqlite3.Error, UnicodeDecodeError, OverflowError):
         return None
     by_column = list(zip(*rows, strict=True)) if rows else [()] * len(names)

@@ -29,6 +29,7 @@ from gis_sw.errors import CRSError, InputFileError
 from gis_sw.layers.window import (
     GpkgWindow,
     ParquetWindow,
+    read_gpkg_table,
     read_gpkg_window,
     read_parquet_window,
 )
@@ -241,6 +242,12 @@ def _read_ogr(
         windowed = _read_window(path, box)
         if windowed is not None:
             return windowed, []
+    name = layer if layer is not None else kind
+    if path.suffix.lower() == ".gpkg" and where is None and name is not None:
+        # a small feature table named (or named after its kind): straight from SQLite
+        table = read_gpkg_table(path, name)
+        if table is not None:
+            return table, []
     if path.suffix.lower() == ".shp" and path.is_file():
         _check_shapefile_parts(path)
     layer, layers = pick_layer(path, layer, kind)

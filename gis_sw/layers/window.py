@@ -43,6 +43,7 @@ __all__ = [
     "gpkg_layers",
     "gpkg_window_rows",
     "parquet_crs",
+    "read_gpkg_table",
     "read_gpkg_window",
     "read_parquet_window",
 ]
@@ -391,8 +392,22 @@ def read_gpkg_window(path: Path, window: GpkgWindow) -> WindowRead | None:
     return WindowRead(frame.reset_index(drop=True), np.asarray(rows, dtype=np.int64))
 
 
+def read_gpkg_table(path: Path, table: str) -> gpd.GeoDataFrame | None:
+    """Read a small GeoPackage feature table whole straight from SQLite, as pyogrio would.
+
+    :func:`gis_sw.layers.gpkg_rows.read_gpkg_rows` of every row; None when ``path`` is not
+    a GeoPackage with that feature table, the table is large, or holds what that reader
+    leaves to pyogrio.
+    """
+    layers = gpkg_layers(path)
+    if layers is None or table not in layers:
+        return None
+    found = _direct_rows(path, table, None)
+    return None if found is None else found[0]
+
+
 def _direct_rows(
-    path: Path, table: str, fids: np.ndarray
+    path: Path, table: str, fids: np.ndarray | None
 ) -> tuple[gpd.GeoDataFrame, np.ndarray] | None:
     """:func:`gis_sw.layers.gpkg_rows.read_gpkg_rows` on this thread's connection, or None."""
     from gis_sw.layers.gpkg_rows import read_gpkg_rows
