@@ -203,10 +203,10 @@ def read_gpkg_rows(
         return None
     names = [described.fid, described.geometry, *(name for name, _ in described.fields)]
     fid = _quoted(described.fid)
-    where, values = "", []
+    where, bound = "", []
     if fids is not None:
         where = f"WHERE {fid} IN ({','.join('?' * len(fids))}) "
-        values = [int(f) for f in fids]
+        bound = [int(f) for f in fids]
     query = (
         f"SELECT {', '.join(_quoted(n) for n in names)} FROM {_quoted(table)} "  # noqa: S608
         f"{where}ORDER BY {fid}"
@@ -218,7 +218,7 @@ def read_gpkg_rows(
             ).fetchone()
             if first is not None and last - first + 1 > MAX_FIDS:
                 return None
-        rows = conn.execute(query, values).fetchall()
+        rows = conn.execute(query, bound).fetchall()
     except (sqlite3.Error, UnicodeDecodeError, OverflowError):
         return None
     by_column = list(zip(*rows, strict=True)) if rows else [()] * len(names)
