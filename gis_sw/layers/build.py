@@ -102,7 +102,7 @@ def normalise(frame: gpd.GeoDataFrame, spec: LayerSpec, crs: CRS) -> gpd.GeoData
             out[name] = _empty_column(kind, out.index)
     if out.crs is None:
         out = out.set_crs(crs)
-    elif not CRS(out.crs).equals(crs):
+    elif not CRS.from_user_input(out.crs).equals(crs):
         raise CRSError(
             f"layer {spec.kind} is in {out.crs.to_string()}, not the working CRS "
             f"{crs.to_string()}. Fix: reproject it (the readers do this for you)."

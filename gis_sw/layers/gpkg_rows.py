@@ -23,6 +23,7 @@ generated layers with gaps.
 
 from __future__ import annotations
 
+import functools
 import re
 import sqlite3
 import struct
@@ -32,6 +33,7 @@ import geopandas as gpd
 import numpy as np
 import pyarrow as pa
 import shapely
+from pyproj import CRS
 
 __all__ = ["MAX_FIDS", "read_gpkg_rows"]
 
@@ -235,4 +237,10 @@ def read_gpkg_rows(
     frame = pa.table(arrays, schema=schema).to_pandas(self_destruct=True)
     frame["geometry"] = shapely.from_wkb(np.array(wkbs, dtype=object), on_invalid="raise")
     found = np.asarray(by_column[0], dtype=np.int64)
-    return gpd.GeoDataFrame(frame, geometry="geometry", crs=described.crs), found
+    return gpd.GeoDataFrame(frame, geometry="geometry", crs=_crs(described.crs)), found
+
+
+@functools.lru_cache(maxsize=16)
+def _crs(text: str) -> CRS:
+    """Return the CRS named ``text`` (``EPSG:<code>``), made once (each frame shares it)."""
+    return CRS.from_user_input(text)

@@ -159,12 +159,12 @@ def read_vector(
                 "proposal file."
             )
         frame = frame.set_crs(crs)
-    elif crs is not None and not CRS(frame.crs).equals(crs):
+    elif crs is not None and not CRS.from_user_input(frame.crs).equals(crs):
         warnings.append(
             f"the file's own CRS {crs_text(CRS(frame.crs))} was used; the manifest's "
             f"{crs_text(crs)} applies only to files without one."
         )
-    source_crs = CRS(frame.crs)
+    source_crs = CRS.from_user_input(frame.crs)  # the frame's own CRS object: no parse
     frame, dropped = drop_z(frame)
     if dropped:
         warnings.append("Z/M values dropped (2-D geometry is used).")
@@ -390,7 +390,7 @@ def to_working_crs(frame: gpd.GeoDataFrame, crs: CRS, *, label: str) -> gpd.GeoD
     """
     from gis_sw.layers.extent import check_extent  # it imports this module
 
-    if CRS(frame.crs).equals(crs):
+    if CRS.from_user_input(frame.crs).equals(crs):
         check_extent(frame, crs, label=label)
         return frame
     try:
