@@ -184,3 +184,26 @@ def test_large_table_is_left_to_pyogrio(tmp_path: Path, monkeypatch: pytest.Monk
     assert frame["building_id"].tolist() == [f"B-{i}" for i in range(8)]
     monkeypatch.setattr(gpkg_rows, "MAX_FIDS", 8)
     assert read_gpkg_table(path, "buildings") is not None
+
+
+def test_layer_of_geometries_alone_and_text_with_nul(tmp_path: Path) -> None:
+    path = tmp_path / "town.gpkg"
+    shapes = gpd.GeoDataFrame(geometry=_lots(3), crs=CRS)
+    pyogrio.write_dataframe(shapes, path, layer="shapes", driver="GPKG")
+    whole = read_gpkg_table(path, "shapes")
+    assert whole is not None
+    expected = pyogrio.read_dataframe(path, layer="shapes", use_arrow=True)
+    pd.testing.assert_frame_equal(whole.to_wkb(), expected.to_wkb(), check_exact=True)
+    assert list(whole.columns) == ["geometry"]
+    named = gpd.GeoDataFrame({"well_id": ["W-1", "W-2"]}, geometry=_lots(2), crs=CRS)
+    pyogrio.write_dataframe(named, path, layer="wells", driver="GPKG", append=True)
+    conn = sqlite3.connect(path)
+    for name in ("ST_IsEmpty", "ST_MinX", "ST_MaxX", "ST_MinY", "ST_MaxY"):  # R-tree triggers
+        conn.create_function(name, 1, lambda _blob: 0)
+    conn.execute("UPDATE wells SET well_id = 'W-' || char(0) || 'x' WHERE fid = 2")
+    conn.commit()
+    conn.close()
+    assert read_gpkg_table(path, "wells") is None  # GDAL reads text up to the NUL: pyogrio
+    frame, _, _ = read_vector(path, layer="wells", kind="wells")
+    expected = pyogrio.read_dataframe(path, layer="wells", use_arrow=True)
+    assert frame["well_id"].tolist() == expected["well_id"].tolist()

@@ -16,7 +16,7 @@ Only what it reads exactly as GDAL does is read so: columns declared ``TEXT``,
 value of its declared SQLite type (or NULL; yes/no 0 or 1), standard GeoPackage blobs of
 the seven simple geometry types, an EPSG spatial reference whose definition names it.
 Anything else (dates, blobs, curves, an extended or empty-flagged blob, text that is not
-UTF-8, a column named ``geometry``) answers None, and the caller reads with pyogrio.
+UTF-8 or holds a NUL, a column named ``geometry``) answers None, and the caller reads with pyogrio.
 ``tests/test_cold16_gpkg_rows.py`` holds both readers equal on the sample town and on
 generated layers with gaps.
 """
@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import geopandas as gpd
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import shapely
 from pyproj import CRS
@@ -165,6 +166,8 @@ def _column(values: list[object], kind: str) -> pa.Array | None:
     wanted = _PYTHON_TYPES[kind]
     if any(v is not None and type(v) is not wanted for v in values):
         return None
+    if kind == "TEXT" and any(v is not None and "\x00" in v for v in values):  # type: ignore[operator]
+        return None  # GDAL's C strings end there
     if kind == "BOOLEAN":
         if any(v not in (None, 0, 1) for v in values):
             return None
@@ -233,8 +236,11 @@ def read_gpkg_rows(
         if array is None:
             return None
         arrays[name] = array
-    schema = pa.schema([(name, _ARROW_TYPES[kind]) for name, kind in described.fields])
-    frame = pa.table(arrays, schema=schema).to_pandas(self_destruct=True)
+    if arrays:
+        schema = pa.schema([(name, _ARROW_TYPES[kind]) for name, kind in described.fields])
+        frame = pa.table(arrays, schema=schema).to_pandas(self_destruct=True)
+    else:  # a table of geometries alone
+        frame = pd.DataFrame(index=pd.RangeIndex(len(wkbs)))
     frame["geometry"] = shapely.from_wkb(np.array(wkbs, dtype=object), on_invalid="raise")
     found = np.asarray(by_column[0], dtype=np.int64)
     return gpd.GeoDataFrame(frame, geometry="geometry", crs=_crs(described.crs)), found
