@@ -16,7 +16,7 @@ Only what it reads exactly as GDAL does is read so: columns declared ``TEXT``,
 value of its declared SQLite type (or NULL; yes/no 0 or 1), standard GeoPackage blobs of
 the seven simple geometry types, an EPSG spatial reference whose definition names it.
 Anything else (dates, blobs, curves, an extended or empty-flagged blob, text that is not
-UTF-8 or holds a NUL, a column named ``geometry``) answers None, and the caller reads with pyogrio.
+UTF-8 or holds a NUL, a column named ``geometry`` or ``fid``) answers None, and the caller reads with pyogrio.
 ``tests/test_cold16_gpkg_rows.py`` holds both readers equal on the sample town and on
 generated layers with gaps.
 """
@@ -109,7 +109,8 @@ def _describe(conn: sqlite3.Connection, table: str) -> _Table | None:
     geom_column, org, code, definition = geometry[0]
     crs = _epsg(org, code, definition)
     keys = [c for c in columns if c[5]]
-    if crs is None or len(keys) != 1 or _declared(str(keys[0][2])) not in ("INTEGER", "INT"):
+    # the fid: the one INTEGER PRIMARY KEY, SQLite's rowid (a whole read's order)
+    if crs is None or len(keys) != 1 or str(keys[0][2]).strip().upper() != "INTEGER":
         return None
     fid = str(keys[0][1])
     fields = []
@@ -117,7 +118,7 @@ def _describe(conn: sqlite3.Connection, table: str) -> _Table | None:
         if name in (fid, geom_column):
             continue
         kind = _declared(str(decl))
-        if kind is None or str(name).lower() == "geometry":
+        if kind is None or str(name).lower() in ("geometry", "fid"):
             return None
         fields.append((str(name), kind))
     return _Table(fid, str(geom_column), tuple(fields), crs)
