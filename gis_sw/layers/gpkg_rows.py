@@ -16,9 +16,9 @@ Only what it reads exactly as GDAL does is read so: columns declared ``TEXT``,
 value of its declared SQLite type (or NULL; yes/no 0 or 1), standard GeoPackage blobs of
 the seven simple geometry types, an EPSG spatial reference whose definition names it.
 Anything else (dates, blobs, curves, an extended or empty-flagged blob, text that is not
-UTF-8 or holds a NUL, a column named ``geometry`` or ``fid``) answers None, and the caller reads with pyogrio.
-``tests/test_cold16_gpkg_rows.py`` holds both readers equal on the sample town and on
-generated layers with gaps.
+UTF-8 or holds a NUL, a column named ``geometry`` or ``fid``) answers None, and the
+caller reads with pyogrio.  ``tests/test_cold16_gpkg_rows.py`` holds both readers equal on
+generated layers with gaps; the sample's and a 100,000-parcel town's outputs are unchanged.
 """
 
 from __future__ import annotations
