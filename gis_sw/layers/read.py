@@ -18,9 +18,10 @@ of every layer is collected and raised once as a :class:`~gis_sw.errors.LayerErr
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -171,7 +172,7 @@ def inspect_layers(
                     inspection.full_areas[kind] = full_area
             else:
                 window = (windows or {}).get(kind)
-                frame, report, windowed = vectors[kind].result()
+                frame, report, windowed = vectors[kind]()
                 inspection.vectors[kind] = frame if keep is None else keep(kind, frame)
                 if windowed and window is not None:
                     inspection.windows[kind] = window
@@ -199,8 +200,9 @@ READ_THREADS = 1
 (Arrow, WKB), GEOS's validity test and GDAL release the GIL, but the validation's pandas
 steps hold it: on this 2-core machine shared with other work, two threads read the eight
 layers of a 100,000-parcel town in no less wall time and about 0.13 s more CPU (0.80 s
-against 0.67 s), so one is the default.  Either way each layer is read, checked and
-reported exactly as alone, and the results are taken in the manifest's order."""
+against 0.67 s), so one is the default (and with more, every layer is held read before
+the first is kept: ``--stream`` would hold the town).  Either way each layer is read,
+checked and reported exactly as alone, and the results are taken in the manifest's order."""
 
 
 def _read_vectors(
@@ -209,11 +211,14 @@ def _read_vectors(
     working_crs: CRS,
     strict: bool,
     windows: Mapping[str, Bounds],
-) -> dict[str, Future[tuple[gpd.GeoDataFrame, LayerReport, bool]]]:
-    """Read vector layers (:func:`read_vector_window`), :data:`READ_THREADS` at a time.
+) -> dict[str, Callable[[], tuple[gpd.GeoDataFrame, LayerReport, bool]]]:
+    """Return, by kind, what reads each vector layer (:func:`read_vector_window`).
 
-    Returns each kind's future: its result, or the error reading it raised (re-raised by
-    ``result()``, where the caller collects it as a problem of that layer).
+    Calling it returns the layer, or raises the error reading it raised (the caller
+    collects it as a problem of that layer).  With one thread (:data:`READ_THREADS`) each
+    layer is read when it is called, in turn, as before: ``gis-sw batch --stream`` spills
+    one layer before the next is read.  With more, the layers are read at once by a pool
+    and calling waits for that one.
     """
 
     def read(entry: LayerEntry) -> tuple[gpd.GeoDataFrame, LayerReport, bool]:
@@ -222,17 +227,10 @@ def _read_vectors(
         )
 
     if len(entries) < 2 or READ_THREADS < 2:
-        done: dict[str, Future[tuple[gpd.GeoDataFrame, LayerReport, bool]]] = {}
-        for kind, entry in entries:
-            future: Future[tuple[gpd.GeoDataFrame, LayerReport, bool]] = Future()
-            try:
-                future.set_result(read(entry))
-            except Exception as exc:  # noqa: BLE001 (re-raised by result(), as in a thread)
-                future.set_exception(exc)
-            done[kind] = future
-        return done
+        return {kind: functools.partial(read, entry) for kind, entry in entries}
     with ThreadPoolExecutor(min(READ_THREADS, len(entries))) as pool:
-        return {kind: pool.submit(read, entry) for kind, entry in entries}
+        futures = {kind: pool.submit(read, entry) for kind, entry in entries}
+    return {kind: future.result for kind, future in futures.items()}
 
 
 TOWN_WIDE_RASTERS = ("dem",)
