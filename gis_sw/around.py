@@ -38,7 +38,7 @@ import numpy as np
 import shapely
 
 from gis_sw.dem_reach import read_dem_reach
-from gis_sw.errors import LayerError, Problem
+from gis_sw.errors import GisSwError, LayerError, Problem
 from gis_sw.layers.geoms import unlocated
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.layers.read import LayerInspection, inspect_layers, layerset_of, read_vector_window
@@ -57,6 +57,7 @@ __all__ = [
     "near_box",
     "nearest_outside",
     "outside_error",
+    "prefetch",
     "read_around",
     "region",
 ]
@@ -237,6 +238,22 @@ def _first_read(
     return trees, geoms, first
 
 
+def prefetch(source: str | Path) -> None:
+    """Start checking the whole ids of the source's windowed layers in a thread.
+
+    :func:`gis_sw.layers.clean.prefetch_whole_ids`: the checks :func:`read_around` makes
+    run while it (or what comes before it, reading the proposals) reads; a source that
+    cannot be resolved is left for the reading to name.
+    """
+    from gis_sw.layers.clean import prefetch_whole_ids
+    from gis_sw.layers.manifest import resolve_source
+
+    try:
+        prefetch_whole_ids(resolve_source(source).entries.values())
+    except GisSwError:
+        return
+
+
 def read_around(
     source: str | Path,
     *,
@@ -265,6 +282,7 @@ def read_around(
     arr = live(geoms)
     if not len(arr):
         return layerset_of(inspect_layers(source, ruleset=ruleset, strict=strict)), {}
+    prefetch(source)
     near = near_box(arr, reach_ft)
     trees, layer_geoms, first = _first_read(source, ruleset, strict, near)
     lots = _lots_under(live(devices), first.vectors.get("parcels"))

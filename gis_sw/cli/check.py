@@ -129,13 +129,17 @@ def command(
                 ruleset=ruleset,
                 overwrite=overwrite,
             )
-        log.info("reading proposals from %s", proposal)
-        proposals = gis_sw.read_proposals(proposal, ruleset=ruleset, crs=crs, strict=strict)
-        log.info("reading layers from %s", source)
         maps = options.FORMATS[map_choice] or None
         # sheets and reports draw the whole town around a lot (its location map): read it
         # whole then; otherwise only what the proposals' rules can reach
         drawn = out_dir is not None and (maps is not None or bool(report))
+        if not drawn:  # the town's whole-layer id checks run while the proposals are read
+            from gis_sw.around import prefetch
+
+            prefetch(source)
+        log.info("reading proposals from %s", proposal)
+        proposals = gis_sw.read_proposals(proposal, ruleset=ruleset, crs=crs, strict=strict)
+        log.info("reading layers from %s", source)
         town = gis_sw.read_town(
             source, ruleset=ruleset, strict=strict, around=None if drawn else proposals
         )

@@ -70,6 +70,11 @@ def has_any_feature(entry: LayerEntry) -> bool | None:
         import pyarrow.parquet as pq
 
         return bool(pq.read_metadata(entry.path).num_rows)
+    from gis_sw.layers.window import gpkg_has_rows
+
+    found = gpkg_has_rows(entry.path, entry.layer if entry.layer is not None else entry.kind)
+    if found is not None:  # a GeoPackage's table, asked in SQLite: GDAL need not open it
+        return found
     import pyogrio
 
     layer = entry.layer

@@ -50,20 +50,46 @@ def coerce_column(series: pd.Series, kind: str) -> pd.Series:
         if series.dtype.kind == "f":  # 101.0 from a Shapefile or Excel is 101, as when read
             text = id_text(series).astype("object")
             return text.where(text.notna(), None)
+        if isinstance(series.dtype, pd.StringDtype) and series.notna().any():
+            # str values already: as the map below gives them (its NA stays the dtype's own
+            # NA when any value is text), without Python per value
+            return series.astype("object")
         return series.map(lambda v: None if pd.isna(v) else str(v)).astype("object")
     if kind == "float":
         return pd.to_numeric(series, errors="coerce").astype("float64")
     if kind == "int":
         return pd.to_numeric(series, errors="coerce").astype("Int64")
     if kind == "bool":
-        from gis_sw.layers.values import parse_bool
-
-        return pd.Series(
-            pd.array([parse_bool(v) for v in series], dtype="boolean"), index=series.index
-        )
+        return _coerce_bool(series)
     if kind == "date":
         return pd.to_datetime(series, errors="coerce", format="mixed").astype("datetime64[ns]")
     raise ValueError(f"unknown column type {kind}")
+
+
+def _coerce_bool(series: pd.Series) -> pd.Series:
+    """:func:`coerce_column` of a ``bool`` column: yes/no spellings parsed, NA kept.
+
+    A column that is boolean already (numpy ``bool``, pandas ``boolean``) is taken as it
+    is; text is parsed once per distinct value (a town's 100,000 ``Y``/``N`` are two words),
+    anything else value by value (:func:`gis_sw.layers.values.parse_bool`).
+
+    Raises
+    ------
+    ValueError
+        For a value that is not a yes/no spelling (validation reports those first).
+    """
+    from gis_sw.layers.values import parse_bool
+
+    if isinstance(series.dtype, pd.BooleanDtype) or series.dtype == np.bool_:
+        return pd.Series(series.array.astype("boolean"), index=series.index)
+    if isinstance(series.dtype, pd.StringDtype):
+        present = series.notna().to_numpy(dtype=bool)
+        words = series[present].astype("object")
+        parsed = {word: parse_bool(word) for word in pd.unique(words)}
+        values = np.full(len(series), None, dtype=object)
+        values[present] = words.map(parsed).to_numpy(dtype=object)
+        return pd.Series(pd.array(values, dtype="boolean"), index=series.index)
+    return pd.Series(pd.array([parse_bool(v) for v in series], dtype="boolean"), index=series.index)
 
 
 def normalise(frame: gpd.GeoDataFrame, spec: LayerSpec, crs: CRS) -> gpd.GeoDataFrame:
@@ -76,7 +102,7 @@ def normalise(frame: gpd.GeoDataFrame, spec: LayerSpec, crs: CRS) -> gpd.GeoData
             out[name] = _empty_column(kind, out.index)
     if out.crs is None:
         out = out.set_crs(crs)
-    elif not CRS(out.crs).equals(crs):
+    elif not CRS.from_user_input(out.crs).equals(crs):
         raise CRSError(
             f"layer {spec.kind} is in {out.crs.to_string()}, not the working CRS "
             f"{crs.to_string()}. Fix: reproject it (the readers do this for you)."

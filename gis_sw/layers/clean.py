@@ -23,7 +23,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
+import threading
 from collections.abc import Iterable
+from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -150,8 +153,16 @@ def duplicate_geometry_groups(
     present = ~unlocated(geoms)
     if present.sum() < 2:
         return ()
-    keys = shapely.to_wkb(shapely.normalize(geoms[present]))
-    ids = id_text(frame[id_column]).to_numpy(dtype=object)[present]
+    # identical shapes have the same envelope and vertex count: only features sharing both
+    # with another are normalised and compared (a town's parcels share none)
+    rows = np.flatnonzero(present)
+    bounds = shapely.bounds(geoms[rows])
+    sizes = pd.DataFrame(bounds).assign(n=shapely.get_num_coordinates(geoms[rows]))
+    rows = rows[sizes.duplicated(keep=False).to_numpy()]
+    if len(rows) < 2:
+        return ()
+    keys = shapely.to_wkb(shapely.normalize(geoms[rows]))
+    ids = id_text(frame[id_column]).to_numpy(dtype=object)[rows]
     table = pd.DataFrame({"key": keys, "id": ids}).dropna()
     repeated = table[table["key"].duplicated(keep=False)]
     if repeated.empty:
@@ -221,16 +232,89 @@ def whole_layer_id_problems(
         return []
     stat = path.stat()
     column = source_column or spec.id_column
-    found = _whole_id_problems(
-        str(path),
-        layer=layer,
-        kind=kind,
-        column=column,
-        name=name,
-        size=stat.st_size,
-        mtime_ns=stat.st_mtime_ns,
+    key = (str(path), layer, kind, column, name, stat.st_size, stat.st_mtime_ns)
+    with _PENDING_LOCK:
+        pending = _PENDING.pop(key, None)
+    if pending is not None:  # checked already, or being checked, by prefetch_whole_ids
+        return list(pending.result())
+    return list(_checked_ids(key))
+
+
+def _checked_ids(key: tuple[str, str | None, str, str, str, int, int]) -> tuple[Problem, ...]:
+    path, layer, kind, column, name, size, mtime_ns = key
+    return _whole_id_problems(
+        path, layer=layer, kind=kind, column=column, name=name, size=size, mtime_ns=mtime_ns
     )
-    return list(found)
+
+
+_PENDING: dict[tuple[str, str | None, str, str, str, int, int], Future[tuple[Problem, ...]]] = {}
+"""Whole-layer id checks started by :func:`prefetch_whole_ids`, by file version and layer."""
+_PENDING_LOCK = threading.Lock()
+
+
+def _forget_pending() -> None:
+    """In a forked child the thread running the checks is gone: forget what it was doing."""
+    _PENDING.clear()
+
+
+os.register_at_fork(after_in_child=_forget_pending)
+
+
+def prefetch_whole_ids(entries: Iterable[LayerEntry]) -> None:
+    """Start checking, in a thread of their own, the whole ids of layers to be read by window.
+
+    A check of one application reads each layer near the proposals, then
+    :func:`whole_ids_checked` reads the id column of the whole layer (100,000 parcel ids:
+    most of what reading the town around one addition costs).  Started before the reading,
+    in a thread (GDAL and Arrow do it without the GIL), those reads run while the windows
+    are read; :func:`whole_layer_id_problems` then takes each one's answer (its problems, or
+    the error it raised) instead of reading the column again.  The answers are the same:
+    only when they are computed changes.  Entries that are not read by window, or whose
+    spec has no unique id, are left alone.
+    """
+    from gis_sw.layers.window_read import windowable
+
+    jobs = []
+    for entry in entries:
+        spec = TOWN_LAYERS.get(entry.kind)
+        if spec is None or not spec.id_column or not spec.unique_id or entry.path is None:
+            continue
+        if not windowable(entry):
+            continue
+        try:
+            stat = entry.path.stat()
+        except OSError:
+            continue  # the read names the file
+        column = entry.columns.get(spec.id_column) or spec.id_column
+        name = f"{entry.kind} [{entry.label}]"
+        key = (
+            str(entry.path),
+            entry.layer,
+            entry.kind,
+            column,
+            name,
+            stat.st_size,
+            stat.st_mtime_ns,
+        )
+        future: Future[tuple[Problem, ...]] = Future()
+        with _PENDING_LOCK:
+            if key in _PENDING:
+                continue
+            _PENDING[key] = future
+        jobs.append((key, future))
+    if not jobs:
+        return
+
+    def run() -> None:
+        for key, future in jobs:
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(_checked_ids(key))
+            except BaseException as exc:  # noqa: BLE001 (handed to the reader as it was raised)
+                future.set_exception(exc)
+
+    threading.Thread(target=run, name="gis_sw-whole-ids").start()
 
 
 @functools.lru_cache(maxsize=32)
@@ -270,6 +354,7 @@ def _whole_id_problems(
 def _id_column(path: Path, layer: str | None, kind: str, column: str) -> pd.Series | None:
     """Return one column of a whole layer, without its geometry (None when it has none)."""
     from gis_sw.layers.vector import PARQUET_SUFFIXES, pick_layer
+    from gis_sw.layers.window import gpkg_fields
 
     if path.suffix.lower() in PARQUET_SUFFIXES:
         import pyarrow.parquet as pq
@@ -277,9 +362,14 @@ def _id_column(path: Path, layer: str | None, kind: str, column: str) -> pd.Seri
         if column not in pq.read_schema(path).names:
             return None
         return pq.read_table(path, columns=[column]).column(0).to_pandas()
-    layer, _ = pick_layer(path, layer, kind)
-    fields = pyogrio.read_info(path, layer=layer)["fields"]
-    if column not in list(fields):
+    table = layer if layer is not None else kind
+    fields = gpkg_fields(path, table)  # a GeoPackage's catalog: GDAL need not open it twice
+    if fields is not None:
+        layer = table
+    else:
+        layer, _ = pick_layer(path, layer, kind)
+        fields = list(pyogrio.read_info(path, layer=layer)["fields"])
+    if column not in fields:
         return None
     frame = pyogrio.read_dataframe(
         path, layer=layer, columns=[column], read_geometry=False, use_arrow=True

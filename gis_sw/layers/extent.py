@@ -12,6 +12,7 @@ import threading
 
 import geopandas as gpd
 import numpy as np
+import shapely
 from pyproj import CRS, Transformer
 
 from gis_sw.errors import CRSError
@@ -55,10 +56,10 @@ def check_extent(
         Naming where the features lie and the fix.
     """
     area = crs.area_of_use
-    geoms = frame.geometry.dropna()
+    geoms = np.asarray(frame.geometry.values, dtype=object)
     if area is None or not len(geoms):
         return
-    bounds = geoms.total_bounds
+    bounds = shapely.total_bounds(geoms)  # missing and empty geometries left out
     if not np.isfinite(bounds).all():
         return
     minx, miny, maxx, maxy = (float(v) for v in bounds)

@@ -84,5 +84,8 @@ def id_text(series: pd.Series) -> pd.Series:
         whole = series.isna() | (series == np.floor(series))
         if bool(whole.all()):
             series = series.astype("Int64")
+    if isinstance(series.dtype, pd.StringDtype) and series.notna().any():
+        # its values are str already: what the map below gives them, without Python per value
+        return series.astype("str")
     text = series.astype(object).where(series.notna(), None)
     return text.map(str, na_action="ignore")

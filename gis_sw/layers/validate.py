@@ -381,8 +381,7 @@ def _check_required_values(
         values = frame[column]
         empty = values.isna()
         if values.dtype == object or pd.api.types.is_string_dtype(values):
-            blank = values.astype(object).map(lambda v: isinstance(v, str) and not v.strip())
-            empty |= blank.astype(bool)
+            empty |= _blank_text(values)
         if empty.any():
             problems.append(
                 Problem(
@@ -393,6 +392,24 @@ def _check_required_values(
                 )
             )
     return problems
+
+
+def _blank_text(values: pd.Series) -> np.ndarray:
+    """Return which values are text holding nothing but blanks (``""``, ``"  "``).
+
+    A text column (pandas ``str``) is tested by its first characters: only values that
+    start with a blank (or are empty) can be blank, and only those few are stripped.
+    """
+    if not isinstance(values.dtype, pd.StringDtype):
+        blank = values.astype(object).map(lambda v: isinstance(v, str) and not v.strip())
+        return blank.to_numpy(dtype=bool)
+    first = values.str.slice(0, 1)
+    spaces = [head for head in pd.unique(first.dropna()) if head == "" or head.isspace()]
+    out = np.zeros(len(values), dtype=bool)
+    if spaces:
+        maybe = first.isin(spaces).to_numpy(dtype=bool)
+        out[maybe] = [not str(v).strip() for v in values[maybe]]
+    return out
 
 
 def _check_values(frame: pd.DataFrame, spec: LayerSpec, labels: Labels, name: str) -> list[Problem]:

@@ -29,6 +29,7 @@ from gis_sw.errors import CRSError, InputFileError
 from gis_sw.layers.window import (
     GpkgWindow,
     ParquetWindow,
+    read_gpkg_table,
     read_gpkg_window,
     read_parquet_window,
 )
@@ -158,12 +159,12 @@ def read_vector(
                 "proposal file."
             )
         frame = frame.set_crs(crs)
-    elif crs is not None and not CRS(frame.crs).equals(crs):
+    elif crs is not None and not CRS.from_user_input(frame.crs).equals(crs):
         warnings.append(
             f"the file's own CRS {crs_text(CRS(frame.crs))} was used; the manifest's "
             f"{crs_text(crs)} applies only to files without one."
         )
-    source_crs = CRS(frame.crs)
+    source_crs = CRS.from_user_input(frame.crs)  # the frame's own CRS object: no parse
     frame, dropped = drop_z(frame)
     if dropped:
         warnings.append("Z/M values dropped (2-D geometry is used).")
@@ -241,6 +242,12 @@ def _read_ogr(
         windowed = _read_window(path, box)
         if windowed is not None:
             return windowed, []
+    name = layer if layer is not None else kind
+    if path.suffix.lower() == ".gpkg" and where is None and name is not None:
+        # a small feature table named (or named after its kind): straight from SQLite
+        table = read_gpkg_table(path, name)
+        if table is not None:
+            return table, []
     if path.suffix.lower() == ".shp" and path.is_file():
         _check_shapefile_parts(path)
     layer, layers = pick_layer(path, layer, kind)
@@ -383,7 +390,7 @@ def to_working_crs(frame: gpd.GeoDataFrame, crs: CRS, *, label: str) -> gpd.GeoD
     """
     from gis_sw.layers.extent import check_extent  # it imports this module
 
-    if CRS(frame.crs).equals(crs):
+    if CRS.from_user_input(frame.crs).equals(crs):
         check_extent(frame, crs, label=label)
         return frame
     try:

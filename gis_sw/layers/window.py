@@ -38,9 +38,12 @@ __all__ = [
     "GpkgWindow",
     "ParquetWindow",
     "WindowRead",
+    "gpkg_fields",
+    "gpkg_has_rows",
     "gpkg_layers",
     "gpkg_window_rows",
     "parquet_crs",
+    "read_gpkg_table",
     "read_gpkg_window",
     "read_parquet_window",
 ]
@@ -210,6 +213,49 @@ def _held_connection(path: Path) -> sqlite3.Connection | None:
     return conn
 
 
+def gpkg_fields(path: Path, table: str) -> list[str] | None:
+    """Return a GeoPackage feature table's attribute columns as GDAL lists its fields.
+
+    Every column but the integer primary key (the fid) and the geometry column, in the
+    table's order; read from SQLite without opening the file in GDAL.  None when ``path``
+    is not a GeoPackage with that feature table, or its key is not one integer column.
+    """
+    layers = gpkg_layers(path)
+    if layers is None or table not in layers:
+        return None
+    conn = _held_connection(path)
+    if conn is None:
+        return None
+    try:
+        geometry = conn.execute(
+            "SELECT column_name FROM gpkg_geometry_columns WHERE lower(table_name) = lower(?)",
+            (table,),
+        ).fetchall()
+        columns = conn.execute(f"PRAGMA table_info({_quoted(table)})").fetchall()
+    except sqlite3.Error:
+        return None
+    keys = [c for c in columns if c[5]]
+    if len(geometry) != 1 or len(keys) != 1 or str(keys[0][2]).upper() != "INTEGER":
+        return None
+    skip = {str(keys[0][1]), str(geometry[0][0])}
+    return [str(c[1]) for c in columns if str(c[1]) not in skip]
+
+
+def gpkg_has_rows(path: Path, table: str) -> bool | None:
+    """Whether a GeoPackage feature table holds any row; None: not such a table."""
+    layers = gpkg_layers(path)
+    if layers is None or table not in layers:
+        return None
+    conn = _held_connection(path)
+    if conn is None:
+        return None
+    try:
+        (found,) = conn.execute(f"SELECT EXISTS(SELECT 1 FROM {_quoted(table)})").fetchone()  # noqa: S608
+    except sqlite3.Error:
+        return None
+    return bool(found)
+
+
 def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
@@ -330,6 +376,10 @@ def read_gpkg_window(path: Path, window: GpkgWindow) -> WindowRead | None:
         return None
     fids, rows = found
     layer = window.table
+    direct = _direct_rows(path, layer, fids)
+    if direct is not None:  # straight from SQLite, as pyogrio reads them (gpkg_rows)
+        frame, read = direct
+        return WindowRead(frame, np.asarray(rows[np.searchsorted(fids, read)], dtype=np.int64))
     if len(fids):
         frame = pyogrio.read_dataframe(
             path, layer=layer, fids=fids, use_arrow=True, fid_as_index=True
@@ -340,6 +390,33 @@ def read_gpkg_window(path: Path, window: GpkgWindow) -> WindowRead | None:
     else:
         frame = pyogrio.read_dataframe(path, layer=layer, max_features=0, use_arrow=True)
     return WindowRead(frame.reset_index(drop=True), np.asarray(rows, dtype=np.int64))
+
+
+def read_gpkg_table(path: Path, table: str) -> gpd.GeoDataFrame | None:
+    """Read a small GeoPackage feature table whole straight from SQLite, as pyogrio would.
+
+    :func:`gis_sw.layers.gpkg_rows.read_gpkg_rows` of every row; None when ``path`` is not
+    a GeoPackage with that feature table, the table is large, or holds what that reader
+    leaves to pyogrio.
+    """
+    layers = gpkg_layers(path)
+    if layers is None or table not in layers:
+        return None
+    found = _direct_rows(path, table, None)
+    return None if found is None else found[0]
+
+
+def _direct_rows(
+    path: Path, table: str, fids: np.ndarray | None
+) -> tuple[gpd.GeoDataFrame, np.ndarray] | None:
+    """:func:`gis_sw.layers.gpkg_rows.read_gpkg_rows` on this thread's connection, or None."""
+    from gis_sw.layers.gpkg_rows import read_gpkg_rows
+
+    conn = _held_connection(path)
+    if conn is None:
+        return None
+    stat = path.stat()
+    return read_gpkg_rows(conn, (str(path.resolve()), stat.st_size, stat.st_mtime_ns), table, fids)
 
 
 @dataclass(frozen=True, slots=True)
