@@ -4,9 +4,10 @@ The same files as :func:`gis_sw.batch.write.write_batch_outputs`, from the part 
 the spilled parcels, read back chunk by chunk:
 
 * ``parcels.parquet`` (GeoParquet 1.0, WKB) and ``parcels.gpkg``: the same columns and
-  figures, one row group (GeoPackage: one append) per chunk, so the rows are in **chunk
-  order** (along the Hilbert curve), not in the parcel layer's order: sort by ``row`` for
-  that.  Spatially ordered row groups are what a reader filtering by area wants;
+  figures, one row group (GeoPackage: one Arrow batch of one write) per chunk, so the rows
+  are in **chunk order** (along the Hilbert curve), not in the parcel layer's order: sort
+  by ``row`` for that.  Spatially ordered row groups are what a reader filtering by area
+  wants;
 * ``summary.csv``: the per-chunk tables of :func:`gis_sw.batch.write.summary_table`
   summed, equal to the whole run's;
 * ``problems.csv``: as the whole run's;
@@ -17,6 +18,7 @@ the spilled parcels, read back chunk by chunk:
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,9 +35,12 @@ from gis_sw.batch.resume import part_name
 from gis_sw.batch.stream_run import StreamedRun
 from gis_sw.batch.write import (
     SUMMARY_COLUMNS,
+    gpkg_fields,
+    gpkg_geometry,
     missing_layers,
     planned_batch_outputs,
     summary_table,
+    write_parcels_gpkg,
 )
 from gis_sw.errors import OutputError
 from gis_sw.outputs.atomic import atomic_path, check_all_writable, output_group
@@ -186,25 +191,27 @@ def _write_set(
             for fmt in formats
         }
         sink = _ParquetSink(tmp["parquet"], crs) if "parquet" in tmp else None
-        for chunk_id in range(run.town.plan.n_chunks):
-            table = _chunk_table(run, chunk_id)
-            rows = table.to_pandas()
-            wkb = run.town.source.parcel_wkb(chunk_id)
-            geoms = shapely.from_wkb(wkb.to_numpy(zero_copy_only=False))
-            summaries.append(summary_table(rows, None, None, missing=missing))
-            frame = gpd.GeoDataFrame(rows, geometry=gpd.GeoSeries(geoms, crs=crs), crs=crs)
-            if sink is not None:
-                sink.add(table, geoms, wkb)
-            if "gpkg" in tmp:
-                frame.to_file(
-                    tmp["gpkg"],
-                    driver="GPKG",
-                    layer="parcels",
-                    engine="pyogrio",
-                    mode="a" if chunk_id else "w",
-                )
-            if canvas is not None:
-                canvas.add(frame)
+
+        def chunks() -> Iterator[tuple[pa.Table, np.ndarray, pa.Array]]:
+            """Each chunk's rows, geometries and WKB, after the parquet, summary and map."""
+            for chunk_id in range(run.town.plan.n_chunks):
+                table = _chunk_table(run, chunk_id)
+                rows = table.to_pandas()
+                wkb = run.town.source.parcel_wkb(chunk_id)
+                geoms = shapely.from_wkb(wkb.to_numpy(zero_copy_only=False))
+                summaries.append(summary_table(rows, None, None, missing=missing))
+                if sink is not None:
+                    sink.add(table, geoms, wkb)
+                if canvas is not None:
+                    frame = gpd.GeoDataFrame(rows, geometry=gpd.GeoSeries(geoms, crs=crs), crs=crs)
+                    canvas.add(frame)
+                yield table, geoms, wkb
+
+        if "gpkg" in tmp:
+            _write_gpkg(tmp["gpkg"], chunks(), crs)
+        else:
+            for _ in chunks():
+                pass
         if sink is not None:
             sink.close()
     written.update({f"parcels.{fmt}": out_dir / f"parcels.{fmt}" for fmt in formats})
@@ -220,6 +227,34 @@ def _write_set(
             out_dir / "overview.png", ruleset=ruleset, overwrite=overwrite
         )
     return written, summary
+
+
+def _write_gpkg(
+    path: Path, chunks: Iterator[tuple[pa.Table, np.ndarray, pa.Array]], crs: Any
+) -> None:
+    """Write every chunk to ``parcels.gpkg`` in one stream of Arrow batches.
+
+    One layer creation and one R-tree build at the end (not an append, and an index
+    update, per chunk).  The layer takes the first chunk's geometry type and every
+    chunk's columns the first's types, and a chunk mixing single and multi parts has its
+    single parts made multi, as appending chunk by chunk did.
+    """
+    first = next(chunks, None)
+    if first is None:
+        return
+    wkb, kind = gpkg_geometry(first[1], first[2])
+    head = gpkg_fields(first[0].replace_schema_metadata(None)).append_column("geometry", wkb)
+    schema = head.schema
+
+    def batches() -> Iterator[pa.RecordBatch]:
+        yield from head.to_batches()
+        for table, geoms, chunk_wkb in chunks:
+            wkb, _ = gpkg_geometry(geoms, chunk_wkb)
+            rest = gpkg_fields(table.replace_schema_metadata(None)).append_column("geometry", wkb)
+            yield from rest.cast(schema).to_batches()
+
+    reader = pa.RecordBatchReader.from_batches(schema, batches())
+    write_parcels_gpkg(path, reader, geometry_type=kind, crs=crs)
 
 
 def _sum(tables: list[pd.DataFrame]) -> pd.DataFrame:

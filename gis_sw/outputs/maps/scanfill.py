@@ -18,6 +18,7 @@ about ``1/s`` of a map pixel wide.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -80,6 +81,13 @@ def _rings(polys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return coords, np.r_[0, np.cumsum(sizes)], vertex_poly
 
 
+POLYGON_BATCH = 20_000
+"""Polygons scan-converted at a time, and :data:`CELL_BATCH` the pixels written at a time:
+the temporary arrays stay a few MB, reused, instead of hundreds of MB of fresh pages."""
+
+CELL_BATCH = 1 << 20
+
+
 def paint(labels: np.ndarray, grid: PixelGrid, geoms: np.ndarray, values: np.ndarray) -> None:
     """Write ``values[i]`` into every pixel of ``labels`` whose centre is in ``geoms[i]``.
 
@@ -89,7 +97,7 @@ def paint(labels: np.ndarray, grid: PixelGrid, geoms: np.ndarray, values: np.nda
     Parameters
     ----------
     labels
-        ``(grid.height, grid.width)`` integer image, changed in place.
+        ``(grid.height, grid.width)`` integer image (C order), changed in place.
     grid
         Where its pixels lie.
     geoms
@@ -98,8 +106,14 @@ def paint(labels: np.ndarray, grid: PixelGrid, geoms: np.ndarray, values: np.nda
         One label per geometry.
     """
     polys, index = _polygons(geoms)
-    if len(polys) == 0:
-        return
+    part_values = np.asarray(values)[index]
+    flat = labels.reshape(-1)  # a view: labels is C-contiguous
+    for start in range(0, len(polys), POLYGON_BATCH):
+        stop = start + POLYGON_BATCH
+        _paint_batch(flat, grid, polys[start:stop], part_values[start:stop])
+
+
+def _paint_batch(flat: np.ndarray, grid: PixelGrid, polys: np.ndarray, values: np.ndarray) -> None:
     coords, ring_offsets, vertex_poly = _rings(polys)
     px = (coords[:, 0] - grid.left) / grid.step_x
     py = (grid.top - coords[:, 1]) / grid.step_y
@@ -133,17 +147,31 @@ def paint(labels: np.ndarray, grid: PixelGrid, geoms: np.ndarray, values: np.nda
     left = np.flatnonzero((rank % 2 == 0) & (rank + 1 < np.repeat(sizes, sizes)))
     c0 = np.clip(np.ceil(x[left] - 0.5), 0, grid.width).astype("int64")
     c1 = np.clip(np.ceil(x[left + 1] - 0.5), 0, grid.width).astype("int64")
-    length = np.maximum(c1 - c0, 0)
-    span_key = key[left]
-    cells = int(length.sum())
-    if cells == 0:
+    length = c1 - c0
+    keep = length > 0
+    span_key, c0, length = key[left][keep], c0[keep], length[keep]
+    origin = (span_key % grid.height) * grid.width + c0
+    _fill_spans(flat, origin, length, values[span_key // grid.height])
+
+
+def _fill_spans(
+    flat: np.ndarray, origin: np.ndarray, length: np.ndarray, value: np.ndarray
+) -> None:
+    """Write ``value[i]`` into ``flat[origin[i] : origin[i] + length[i]]``, in order.
+
+    Spans are written in their order, in batches of about :data:`CELL_BATCH` pixels, and
+    numpy assigns repeated indices in order: where spans overlap, the last one wins.
+    """
+    if len(length) == 0:
         return
-    span_row, span_poly = span_key % grid.height, span_key // grid.height
-    origin = span_row * grid.width + c0
-    offset = np.arange(cells) - np.repeat(np.cumsum(length) - length, length)
-    flat = np.repeat(origin, length) + offset
-    # spans are in polygon order, and numpy assigns repeated indices in order: last wins
-    labels.reshape(-1)[flat] = np.repeat(np.asarray(values)[index[span_poly]], length)
+    ends = np.cumsum(length)
+    marks = np.arange(CELL_BATCH, int(ends[-1]), CELL_BATCH)
+    bounds = np.unique(np.r_[0, np.searchsorted(ends, marks, side="right"), len(length)])
+    for lo, hi in itertools.pairwise(bounds):
+        part = length[lo:hi]
+        cells = np.repeat(origin[lo:hi] - (np.cumsum(part) - part), part)
+        cells += np.arange(len(cells))
+        flat[cells] = np.repeat(value[lo:hi], part)
 
 
 def compose(
