@@ -206,35 +206,84 @@ def compose(
         The hatch's colour, the distance between its lines along a row and their width
         along a row, in map pixels.
     """
+    height, width = labels.shape[0] // scale, labels.shape[1] // scale
+    palette = np.ascontiguousarray(fills, dtype=np.uint8).view(np.uint32).reshape(-1)
+    style = _Style(
+        scale=scale,
+        outline=_packed(outline),
+        outline_rgba=np.asarray(outline, dtype=np.float32),
+        outline_alpha=outline_alpha,
+        hatch=hatch if hatch is not None and hatch.any() else None,
+        hatch_colour=_packed(hatch_colour),
+        hatch_period_px=hatch_period_px,
+        hatch_width_px=hatch_width_px,
+    )
+    out = np.empty((height, width, 4), dtype=np.uint8)
+    band = scale * COMPOSE_BAND_ROWS  # a band at a time: its temporaries stay small
+    for top in range(0, height * scale, band):
+        bottom = min(top + band, height * scale)
+        below = labels[bottom] if bottom < labels.shape[0] else None
+        pixels = _band_pixels(labels[top:bottom], below, top=top, palette=palette, style=style)
+        out[top // scale : bottom // scale] = _blocks(pixels[:, : width * scale], scale)
+    return out
 
-    def packed(colour: tuple[int, int, int, int]) -> np.uint32:
-        return np.array(colour, dtype=np.uint8).view(np.uint32)[0]
 
-    # one uint32 per pixel (its four bytes the RGBA) to gather and mask at once
-    pixels = np.ascontiguousarray(fills, dtype=np.uint8).view(np.uint32).reshape(-1)[labels]
+COMPOSE_BAND_ROWS = 128
+"""Map rows composed at a time."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Style:
+    scale: int
+    outline: np.uint32
+    outline_rgba: np.ndarray
+    outline_alpha: float
+    hatch: np.ndarray | None
+    hatch_colour: np.uint32
+    hatch_period_px: float
+    hatch_width_px: float
+
+
+def _packed(colour: tuple[int, int, int, int]) -> np.uint32:
+    """One RGBA colour as the uint32 whose four bytes it is."""
+    return np.array(colour, dtype=np.uint8).view(np.uint32)[0]
+
+
+def _band_pixels(
+    labels: np.ndarray, below: np.ndarray | None, *, top: int, palette: np.ndarray, style: _Style
+) -> np.ndarray:
+    """Packed RGBA of a band of label rows (``below``: the row after it, for its outline)."""
+    pixels = palette[labels]
     edge = np.zeros(labels.shape, dtype=bool)
     edge[:, :-1] = labels[:, :-1] != labels[:, 1:]
     edge[:-1, :] |= labels[:-1, :] != labels[1:, :]
-    if hatch is not None and hatch.any():
+    if below is not None:
+        edge[-1, :] |= labels[-1, :] != below
+    if style.hatch is not None:
         rows, cols = labels.shape
-        along = (np.arange(rows)[:, None] + np.arange(cols)[None, :] + 1.0) / scale
-        lines = np.mod(along, hatch_period_px) < hatch_width_px
-        np.putmask(pixels, hatch[labels] & lines, packed(hatch_colour))
-    if outline_alpha >= 1.0:
-        np.putmask(pixels, edge, packed(outline))
+        along = np.arange(top, top + rows)[:, None] + np.arange(cols)[None, :] + 1.0
+        along /= style.scale
+        lines = np.mod(along, style.hatch_period_px) < style.hatch_width_px
+        np.putmask(pixels, style.hatch[labels] & lines, style.hatch_colour)
+    if style.outline_alpha >= 1.0:
+        np.putmask(pixels, edge, style.outline)
     else:  # the line is thinner than a label pixel: blend it over what it crosses
         under = pixels[edge].view(np.uint8).reshape(-1, 4).astype(np.float32)
-        over = np.asarray(outline, dtype=np.float32)
-        mixed = np.rint(under + (over - under) * outline_alpha).astype(np.uint8)
-        pixels[edge] = mixed.reshape(-1).view(np.uint32)
-    height, width = labels.shape[0] // scale, labels.shape[1] // scale
-    rgba = pixels[: height * scale, : width * scale].view(np.uint8)
-    # sum each scale x scale block: first along rows of the block, then down its columns
-    across = rgba.reshape(height * scale, width, scale, 4)
+        mixed = under + (style.outline_rgba - under) * np.float32(style.outline_alpha)
+        pixels[edge] = np.rint(mixed).astype(np.uint8).reshape(-1).view(np.uint32)
+    return pixels
+
+
+def _blocks(pixels: np.ndarray, scale: int) -> np.ndarray:
+    """Return the mean RGBA of each ``scale`` x ``scale`` block of packed pixels, rounded."""
+    rows, cols = pixels.shape[0] // scale, pixels.shape[1] // scale
+    rgba = np.ascontiguousarray(pixels).view(np.uint8)
+    # sum each block: first along its rows, then down its columns
+    across = rgba.reshape(rows * scale, cols, scale, 4)
     total = across[:, :, 0].astype(np.uint16)
     for k in range(1, scale):
         total += across[:, :, k]
-    down = total.reshape(height, scale, width, 4)
+    down = total.reshape(rows, scale, cols, 4)
     block = down[:, 0].copy()
     for k in range(1, scale):
         block += down[:, k]
