@@ -4,6 +4,9 @@ review hatch, the counts of the legend."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import geopandas as gpd
 import numpy as np
 import shapely
@@ -109,3 +112,17 @@ def _ruleset():
     from gis_sw.ruleset import load_ruleset
 
     return load_ruleset(None)
+
+
+def test_the_overview_does_not_load_the_pdf_backend() -> None:
+    code = (
+        "import sys, gis_sw.outputs.maps.overview\n"
+        "print('matplotlib.backends.backend_pdf' in sys.modules)\n"
+        "from gis_sw.outputs.maps import write_overview, write_sheets\n"
+        "print(write_overview.__module__, write_sheets.__module__)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split("\n")
+    assert out[0] == "False"
+    assert out[1] == "gis_sw.outputs.maps.overview gis_sw.outputs.maps.sheets"
