@@ -16,7 +16,7 @@ import pytest
 import shapely
 
 from gis_sw.batch.stream_write import _write_gpkg
-from gis_sw.batch.write import gpkg_geometry, parcels_gpkg_table, write_parcels_gpkg
+from gis_sw.batch.write import gpkg_geometry, parcels_gpkg_source, write_parcels_gpkg
 
 
 def _frame(n: int = 12, *, mixed: bool = False) -> gpd.GeoDataFrame:
@@ -70,7 +70,7 @@ def test_gpkg_from_arrow_holds_what_to_file_wrote(
     if from_parquet:
         parquet = tmp_path / "parcels.parquet"
         frame.to_parquet(parquet, index=False)
-    table, kind = parcels_gpkg_table(frame, parquet)
+    table, kind = parcels_gpkg_source(frame, parquet)
     assert kind == ("MultiPolygon" if mixed else "Polygon")
     write_parcels_gpkg(tmp_path / "new.gpkg", table, geometry_type=kind, crs=frame.crs)
     _same_layer(tmp_path / "old.gpkg", tmp_path / "new.gpkg")

@@ -22,7 +22,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -84,27 +84,38 @@ _PROMOTE: dict[tuple[int, ...], Callable[..., Any]] = {
 """(single, multi) type ids of one kind, and what makes the single ones multi."""
 
 
-def gpkg_geometry(geoms: np.ndarray, wkb: pa.Array | None = None) -> tuple[pa.Array, str]:
-    """Return the WKB a GeoPackage layer of ``geoms`` holds and the layer's geometry type.
+def gpkg_layer_type(geoms: np.ndarray) -> tuple[str, tuple[int, ...] | None]:
+    """Return the geometry type of a GeoPackage layer of ``geoms``, as pyogrio infers it.
 
-    As ``GeoDataFrame.to_file(driver="GPKG", engine="pyogrio")`` writes them: one type is
-    the layer's type, single and multi parts of one kind are all made multi (a GeoPackage
-    layer holds one of them), anything else is ``Unknown``; `` Z`` is added when a
-    geometry has z.  ``wkb``: ``geoms`` already encoded (used as is when nothing is made
-    multi).
+    As ``GeoDataFrame.to_file(driver="GPKG", engine="pyogrio")`` does: one type is the
+    layer's type; single and multi parts of one kind make a multi layer, and the single
+    parts must be made multi (the second value: their type ids, else None); anything else
+    is ``Unknown``; `` Z`` is added when a geometry has z.
     """
     missing = shapely.is_missing(geoms)
-    type_ids = shapely.get_type_id(geoms)
-    kinds = tuple(int(k) for k in np.unique(type_ids[~missing]))
+    kinds = tuple(int(k) for k in np.unique(shapely.get_type_id(geoms)[~missing]))
     kind = _TYPE_NAMES[kinds[0]] if len(kinds) == 1 else "Unknown"
-    if kinds in _PROMOTE:
-        single = type_ids == kinds[0]
-        geoms = geoms.copy()
-        geoms[single] = _PROMOTE[kinds](np.atleast_2d(geoms[single]), axis=0)
-        kind, wkb = _TYPE_NAMES[kinds[1]], None
+    promote = kinds if kinds in _PROMOTE else None
+    if promote is not None:
+        kind = _TYPE_NAMES[promote[1]]
     present = geoms[~missing & ~shapely.is_empty(geoms)]
     if kind != "Unknown" and shapely.has_z(present).any():
         kind = f"{kind} Z"
+    return kind, promote
+
+
+def gpkg_geometry(geoms: np.ndarray, wkb: pa.Array | None = None) -> tuple[pa.Array, str]:
+    """Return the WKB a GeoPackage layer of ``geoms`` holds and the layer's geometry type.
+
+    See :func:`gpkg_layer_type`.  ``wkb``: ``geoms`` already encoded, used as is unless
+    single parts are made multi.
+    """
+    kind, promote = gpkg_layer_type(geoms)
+    if promote is not None:
+        single = shapely.get_type_id(geoms) == promote[0]
+        geoms = geoms.copy()
+        geoms[single] = _PROMOTE[promote](np.atleast_2d(geoms[single]), axis=0)
+        wkb = None
     if wkb is None:
         wkb = pa.array(shapely.to_wkb(geoms), pa.binary())
     return wkb.cast(pa.binary()), kind
@@ -157,25 +168,36 @@ def write_parcels_gpkg(
     )
 
 
-def parcels_gpkg_table(parcels: gpd.GeoDataFrame, parquet: Path | None) -> tuple[pa.Table, str]:
-    """Return the Arrow table of ``parcels.gpkg``, from the ``parcels.parquet`` just written.
+PARQUET_BATCH_ROWS = 65_536
+"""Rows of ``parcels.parquet`` read back at a time into ``parcels.gpkg`` (bounded memory)."""
 
-    Its columns are the frame's as pyogrio would convert them; the geometry the parquet's
-    WKB as is (:func:`gpkg_geometry`).
+
+def parcels_gpkg_source(parcels: gpd.GeoDataFrame, parquet: Path | None) -> tuple[Any, str]:
+    """Return the Arrow data of ``parcels.gpkg`` and its layer's geometry type.
+
+    Read back from the ``parcels.parquet`` just written, batch by batch, its WKB as is
+    (the columns are the frame's as pyogrio would convert them); from the frame when there
+    is no parquet, or when single parts must be made multi (:func:`gpkg_layer_type`).
     """
     geoms = parcels.geometry.to_numpy()
-    if parquet is not None:
-        table = pq.read_table(parquet)
-        wkb = table.column("geometry").combine_chunks()
-        table = table.drop_columns(["geometry"]).replace_schema_metadata(None)
-    else:
+    kind, promote = gpkg_layer_type(geoms)
+    if parquet is None or promote is not None:
         table = pa.Table.from_pandas(
             pd.DataFrame(parcels.drop(columns="geometry")), preserve_index=False
         )
-        table = table.replace_schema_metadata(None)
-        wkb = None
-    wkb, kind = gpkg_geometry(geoms, wkb)
-    return gpkg_fields(table).append_column("geometry", wkb), kind
+        wkb, kind = gpkg_geometry(geoms)
+        return gpkg_fields(table.replace_schema_metadata(None)).append_column("geometry", wkb), kind
+    source = pq.ParquetFile(parquet)
+    names = source.schema_arrow.names
+    empty = gpkg_fields(source.schema_arrow.empty_table().replace_schema_metadata(None))
+    fields = [pa.field(f.name, pa.binary()) if f.name == "geometry" else f for f in empty.schema]
+    schema = pa.schema(fields)
+
+    def batches() -> Iterator[pa.RecordBatch]:
+        for batch in source.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=names):
+            yield pa.Table.from_batches([batch]).cast(schema).combine_chunks().to_batches()[0]
+
+    return pa.RecordBatchReader.from_batches(schema, batches()), kind
 
 
 def findings_zone(
@@ -388,9 +410,9 @@ def _write_batch_set(
             written[target.name] = write_frame(parcels, target, overwrite=overwrite)
             continue
         parquet = readable(out_dir / "parcels.parquet") if "parcels.parquet" in written else None
-        table, kind = parcels_gpkg_table(parcels, parquet)
+        source, kind = parcels_gpkg_source(parcels, parquet)
         with atomic_path(target, overwrite=overwrite) as tmp:
-            write_parcels_gpkg(tmp, table, geometry_type=kind, crs=parcels.crs)
+            write_parcels_gpkg(tmp, source, geometry_type=kind, crs=parcels.crs)
         written[target.name] = target
     with atomic_path(out_dir / "problems.csv", overwrite=overwrite) as tmp:
         csv_frame(result.prepared.problems).to_csv(tmp, index=False, encoding=CSV_ENCODING)
