@@ -132,3 +132,21 @@ def test_streamed_gpkg_holds_what_the_appends_held(tmp_path: Path) -> None:
     assert back["notes"].isna().tolist()[7:9] == [True, False]
     assert back["notes"].tolist()[8:10] == ["note 8", "note 9"]
     assert shapely.get_type_id(back.geometry.values).tolist()[:5] == [3, 3, 3, 6, 6]
+
+
+def test_read_back_in_small_batches_holds_every_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gis_sw.batch import write
+
+    frame = _frame(23)
+    frame.to_file(
+        tmp_path / "old.gpkg", driver="GPKG", layer="parcels", engine="pyogrio", use_arrow=True
+    )
+    frame.to_parquet(tmp_path / "parcels.parquet", index=False)
+    monkeypatch.setattr(write, "PARQUET_BATCH_ROWS", 5)  # 23 rows in 5 batches
+    source, kind = parcels_gpkg_source(frame, tmp_path / "parcels.parquet")
+    assert isinstance(source, pa.RecordBatchReader)
+    write_parcels_gpkg(tmp_path / "new.gpkg", source, geometry_type=kind, crs=frame.crs)
+    _same_layer(tmp_path / "old.gpkg", tmp_path / "new.gpkg")
+    assert _rtree_rows(tmp_path / "new.gpkg") == 22
