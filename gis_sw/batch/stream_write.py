@@ -183,7 +183,7 @@ def _write_set(
     crs = run.town.layers.crs
     missing = missing_layers(run.town.layers)
     written: dict[str, Path] = {}
-    summaries: list[pd.DataFrame] = []
+    counts = _Counts(missing)
     canvas = _canvas(run) if overview else None
     with ExitStack() as stack:
         tmp = {
@@ -199,7 +199,7 @@ def _write_set(
                 rows = table.to_pandas()
                 wkb = run.town.source.parcel_wkb(chunk_id)
                 geoms = shapely.from_wkb(wkb.to_numpy(zero_copy_only=False))
-                summaries.append(summary_table(rows, None, None, missing=missing))
+                counts.add(rows)
                 if sink is not None:
                     sink.add(table, geoms, wkb)
                 if canvas is not None:
@@ -218,7 +218,7 @@ def _write_set(
     with atomic_path(out_dir / "problems.csv", overwrite=overwrite) as path:
         csv_frame(run.town.prepared.problems).to_csv(path, index=False, encoding=CSV_ENCODING)
     written["problems.csv"] = out_dir / "problems.csv"
-    summary = _sum(summaries)
+    summary = counts.total()
     with atomic_path(out_dir / "summary.csv", overwrite=overwrite) as path:
         csv_frame(summary).to_csv(path, index=False, encoding=CSV_ENCODING)
     written["summary.csv"] = out_dir / "summary.csv"
@@ -255,6 +255,42 @@ def _write_gpkg(
 
     reader = pa.RecordBatchReader.from_batches(schema, batches())
     write_parcels_gpkg(path, reader, geometry_type=kind, crs=crs)
+
+
+SUMMARY_BATCH_ROWS = 200_000
+"""Rows counted at a time for ``summary.csv`` (a table per batch of chunks, not per chunk:
+the per-table cost of :func:`gis_sw.batch.write.summary_table` was a quarter of a
+5,000,000-parcel write)."""
+
+SUMMARY_INPUTS = ("zone_main", "result", "screen", "zones", "area_sqft")
+"""The columns :func:`gis_sw.batch.write.summary_table` reads."""
+
+
+@dataclass(slots=True)
+class _Counts:
+    """The summary table of every chunk added, counted a batch of chunks at a time."""
+
+    missing: tuple[str, ...]
+    pending: list[pd.DataFrame] = field(default_factory=list)
+    rows: int = 0
+    tables: list[pd.DataFrame] = field(default_factory=list)
+
+    def add(self, rows: pd.DataFrame) -> None:
+        self.pending.append(rows[list(SUMMARY_INPUTS)])
+        self.rows += len(rows)
+        if self.rows >= SUMMARY_BATCH_ROWS:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self.pending:
+            rows = pd.concat(self.pending, ignore_index=True)
+            self.tables.append(summary_table(rows, None, None, missing=self.missing))
+        self.pending, self.rows = [], 0
+
+    def total(self) -> pd.DataFrame:
+        """Return the summary table of every row added."""
+        self._flush()
+        return _sum(self.tables)
 
 
 def _sum(tables: list[pd.DataFrame]) -> pd.DataFrame:
