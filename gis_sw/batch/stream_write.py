@@ -259,8 +259,8 @@ def _write_gpkg(
 
 SUMMARY_BATCH_ROWS = 200_000
 """Rows counted at a time for ``summary.csv`` (a table per batch of chunks, not per chunk:
-the per-table cost of :func:`gis_sw.batch.write.summary_table` was a quarter of a
-5,000,000-parcel write)."""
+:func:`gis_sw.batch.write.summary_table` costs about 7 ms CPU a call, whatever the rows:
+7 s of a 1,000-chunk write when called per chunk)."""
 
 SUMMARY_INPUTS = ("zone_main", "result", "screen", "zones", "area_sqft")
 """The columns :func:`gis_sw.batch.write.summary_table` reads."""
