@@ -32,7 +32,9 @@ def test_sliced_raster_matches_vector_map(
     tmp_path, ruleset: Ruleset, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     parcels = _grid(60)
-    vector = overview.write_overview(tmp_path / "vector.png", parcels, ruleset=ruleset, dpi=80)
+    vector = overview.write_overview(
+        tmp_path / "vector.png", parcels, ruleset=ruleset, dpi=80, vector=True
+    )
     monkeypatch.setattr(overview, "VECTOR_MAX_PARCELS", 0)
     monkeypatch.setattr(overview, "SLICE_PARCELS", 700)  # 3,600 parcels in 6 slices
     raster = overview.write_overview(tmp_path / "raster.png", parcels, ruleset=ruleset, dpi=80)

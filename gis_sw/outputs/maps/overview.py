@@ -8,9 +8,12 @@ zone, clear), with the count of each class in the legend; parcels whose result i
 ``result`` column (as tests and other callers pass) is coloured by result, as before.  The
 scale bar is drawn inside the map frame, in its lower-left corner.
 
-All parcels go into one :class:`~matplotlib.collections.PathCollection` (holes kept) with a
-colour per parcel, so 10,000 parcels draw in about a second (DESIGN.md: collections are ten
-times faster than ``GeoDataFrame.plot``).
+A PNG's parcels are painted into a raster of labels with numpy (:mod:`..scanfill`: no
+matplotlib object per parcel; 100,000 parcels painted and composed in about 0.4 s CPU)
+and shown unresampled with ``imshow``; a PDF of up to :data:`VECTOR_MAX_PARCELS` parcels
+goes into one :class:`~matplotlib.collections.PathCollection` (holes kept) with a colour
+per parcel.
+The classes, counts and legend entries are :mod:`..overview_legend`'s.
 """
 
 from __future__ import annotations
@@ -19,109 +22,56 @@ import datetime as dt
 import logging
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import geopandas as gpd
 import matplotlib as mpl
 import numpy as np
-import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
-from matplotlib.patches import Patch, Rectangle
+from matplotlib.patches import Rectangle
 
 from gis_sw.errors import OutputError
 from gis_sw.outputs.atomic import atomic_path
 from gis_sw.outputs.maps.draw import add_polygons
-from gis_sw.outputs.maps.fills import add_fills
 from gis_sw.outputs.maps.furniture import DISCLAIMER, draw_north_arrow, grid_convergence_deg
-from gis_sw.outputs.maps.style import OUTCOME_COLOURS, LayerStyle
+from gis_sw.outputs.maps.overview_legend import (
+    CLASS_COLUMNS,
+    CONSTRAINT_CLASSES,
+    MIN_SITING_AREA_SQFT,
+    RESULT_COLUMNS,
+    RESULT_ORDER,
+    constraint_classes,
+    result_column,
+    result_counts,
+)
+from gis_sw.outputs.maps.overview_legend import Tally as _Tally
+from gis_sw.outputs.maps.overview_legend import results_of as _results
+from gis_sw.outputs.maps.scanfill import PixelGrid, compose, paint
+from gis_sw.outputs.maps.style import LayerStyle
 from gis_sw.ruleset import Ruleset
 
 log = logging.getLogger(__name__)
 
-RESULT_COLUMNS = ("result", "outcome", "worst_outcome", "screening_result")
-"""Columns read, in this order, for each parcel's screening result."""
-
-RESULT_ORDER = ("fail", "review", "required", "info", "pass", "none")
-"""Legend order; any other value is drawn as ``none``."""
-
-CONSTRAINT_CLASSES: tuple[tuple[str, str, str], ...] = (
-    ("no_roof_site", "No legal place for\na roof-runoff device", "#7b3294"),
-    ("no_vehicle_site", "No legal place for a\nvehicle-traffic device", "#c2a5cf"),
-    ("resource", "Wetland, its adjacent area,\nwater or floodplain on the lot", "#4daf4a"),
-    ("low_zone", "Low-threshold zone\n(permit from {low:g} sq ft)", "#fdb863"),
-    ("clear", "Clear", "#f7f7f7"),
-)
-"""(key, legend label, fill) in priority order: a parcel takes the first that holds."""
-
-CLASS_COLUMNS = (
-    "low_zone_area_sqft",
-    "wetland_sqft",
-    "wetland_adjacent_sqft",
-    "water_body_sqft",
-    "floodplain_sqft",
-    "roof_siting_sqft",
-    "vehicle_siting_sqft",
-)
-"""Batch columns that switch the map from results to constraint classes."""
-
-MIN_SITING_AREA_SQFT = 1.0
-"""Less siting room than this is no legal place (the batch's default ``min_siting_area_sqft``)."""
-
-
-def constraint_classes(
-    parcels: pd.DataFrame, *, min_siting_area_sqft: float = MIN_SITING_AREA_SQFT
-) -> np.ndarray:
-    """Each parcel's constraint class key (:data:`CONSTRAINT_CLASSES`), from batch columns.
-
-    A siting area that is missing (not computed) is not read as "no place"; the parcel then
-    takes its next class, and its ``review`` result shows as a hatch.
-    """
-
-    def col(name: str) -> np.ndarray:
-        return pd.to_numeric(parcels[name], errors="coerce").to_numpy(dtype="float64")
-
-    resource = np.zeros(len(parcels), dtype=bool)
-    for name in ("wetland_sqft", "wetland_adjacent_sqft", "water_body_sqft", "floodplain_sqft"):
-        resource |= np.nan_to_num(col(name)) > 0
-    conditions = [
-        col("roof_siting_sqft") < min_siting_area_sqft,
-        col("vehicle_siting_sqft") < min_siting_area_sqft,
-        resource,
-        np.nan_to_num(col("low_zone_area_sqft")) > 0,
-    ]
-    keys = [k for k, _, _ in CONSTRAINT_CLASSES]
-    return np.select(conditions, keys[:-1], default=keys[-1]).astype(object)
-
-
-def result_column(parcels: gpd.GeoDataFrame) -> str:
-    """Return the column holding the screening result.
-
-    Raises
-    ------
-    OutputError
-        When none of :data:`RESULT_COLUMNS` is present.
-    """
-    for name in RESULT_COLUMNS:
-        if name in parcels.columns:
-            return name
-    raise OutputError(
-        f"the parcels passed to the overview map have no result column (one of "
-        f"{', '.join(RESULT_COLUMNS)}); columns: {', '.join(map(str, parcels.columns))}. "
-        "Fix: add the worst outcome of each parcel as a 'result' column."
-    )
-
-
 VECTOR_MAX_PARCELS = 100_000
-"""Up to this many parcels the map is drawn as one vector collection; beyond, parcels are
-rasterised slice by slice (:class:`OverviewCanvas`), so the map's memory does not grow
-with the town."""
+"""Up to this many parcels a PDF map is drawn as one vector collection; a PNG, and a bigger
+PDF, are painted into a raster slice by slice (:class:`OverviewCanvas`), so the map's time
+and memory do not grow with a matplotlib object per parcel."""
 
 SLICE_PARCELS = 50_000
-"""Parcels drawn at a time onto the raster of a big overview."""
+"""Parcels painted at a time into the raster."""
+
+RASTER_SCALE = 3
+"""Raster pixels per page pixel, each way: fills blended at their edges, and outlines a
+third of a page pixel wide, blended to the vector map's weight (its 0.15 pt line is 0.31
+px at 150 dpi, 0.17 px at 80)."""
+
+HATCH_DENSITY = 3
+"""Lines per inch of each ``/`` of a hatch pattern, as matplotlib's Agg draws it (measured:
+``////`` puts a line every 12.5 px across a row at 150 dpi, 8.3 px at 100)."""
 
 FIGSIZE_IN = (11.0, 8.5)
 MAP_AXES = (0.04, 0.1, 0.7, 0.82)
@@ -130,66 +80,9 @@ REVIEW_STYLE = LayerStyle("Review", "none", "#e66101", 0.0, "////")
 RC_PARAMS: Any = {"pdf.fonttype": 42, "hatch.color": "#e66101", "hatch.linewidth": 0.6}
 
 
-def _results(parcels: pd.DataFrame, column: str) -> np.ndarray:
-    values = parcels[column].astype("object")
-    return values.where(parcels[column].isin(RESULT_ORDER[:-1]), "none").astype(str).to_numpy()
-
-
-@dataclass(slots=True)
-class _Tally:
-    """What the legend counts, summed over everything drawn."""
-
-    by_class: bool
-    classes: dict[str, int] = field(default_factory=dict)
-    results: dict[str, int] = field(default_factory=dict)
-    review: int = 0
-    parcels: int = 0
-
-    def colours(self, parcels: pd.DataFrame, results: np.ndarray) -> list[str]:
-        """Return each parcel's fill, counting classes and results on the way."""
-        self.parcels += len(parcels)
-        self.review += int((results == "review").sum())
-        for key, count in pd.Series(results).value_counts().items():
-            self.results[str(key)] = self.results.get(str(key), 0) + int(count)
-        if not self.by_class:
-            return [OUTCOME_COLOURS[r] for r in results]
-        classes = constraint_classes(parcels)
-        for key, count in pd.Series(classes).value_counts().items():
-            self.classes[str(key)] = self.classes.get(str(key), 0) + int(count)
-        fills = {k: f for k, _, f in CONSTRAINT_CLASSES}
-        return [fills[c] for c in classes]
-
-    def handles(self, ruleset: Ruleset) -> tuple[list[Patch], str]:
-        """Return the legend entries and title."""
-        if not self.by_class:
-            return [
-                Patch(
-                    facecolor=OUTCOME_COLOURS[r],
-                    edgecolor="#606060",
-                    label=f"{r if r != 'none' else 'not screened'}: {self.results[r]:,}",
-                )
-                for r in RESULT_ORDER
-                if r in self.results
-            ], "Screening result (parcels)"
-        low = ruleset.permit.threshold_low_zone_sqft
-        handles = [
-            Patch(
-                facecolor=fill,
-                edgecolor="#606060",
-                label=f"{label.format(low=low)}: {self.classes.get(key, 0):,}",
-            )
-            for key, label, fill in CONSTRAINT_CLASSES
-        ]
-        if self.review:
-            handles.append(
-                Patch(
-                    facecolor="white",
-                    edgecolor="#e66101",
-                    hatch="////",
-                    label=f"Review (data missing),\nover its class: {self.review:,}",
-                )
-            )
-        return handles, "What constrains the parcel"
+def _rgba8(colour: str) -> tuple[int, int, int, int]:
+    r, g, b, a = (round(c * 255) for c in to_rgba(colour))
+    return r, g, b, a
 
 
 def _draw_parcels(ax: Axes, parcels: gpd.GeoDataFrame, tally: _Tally, column: str) -> list:
@@ -204,18 +97,6 @@ def _draw_parcels(ax: Axes, parcels: gpd.GeoDataFrame, tally: _Tally, column: st
     return [a for a in artists if a is not None]
 
 
-def _raster_parcels(ax: Axes, parcels: gpd.GeoDataFrame, tally: _Tally, column: str) -> list:
-    """:func:`_draw_parcels` as compound paths, one per fill (:mod:`..fills`)."""
-    results = _results(parcels, column)
-    fills = np.asarray(tally.colours(parcels, results), dtype=object)
-    geoms = np.asarray(parcels.geometry.to_numpy(), dtype=object)
-    review = results == "review"
-    artists = [add_fills(ax, geoms, fills, PARCEL_STYLE)]
-    if tally.by_class and review.any():
-        artists.append(add_fills(ax, geoms[review], None, REVIEW_STYLE))
-    return [a for a in artists if a is not None]
-
-
 def _limits(ax: Axes, bounds: tuple[float, float, float, float]) -> None:
     minx, miny, maxx, maxy = bounds
     pad = max(maxx - minx, maxy - miny) * 0.02
@@ -225,12 +106,15 @@ def _limits(ax: Axes, bounds: tuple[float, float, float, float]) -> None:
 
 
 class OverviewCanvas:
-    """An overview map drawn a piece at a time: each piece is rasterised and let go.
+    """An overview map drawn a piece at a time into a raster of labels (:mod:`..scanfill`).
 
-    ``add`` draws a frame of parcels (with the columns :func:`write_overview` reads) onto
-    an Agg raster the size of the map frame at the output's resolution, then drops its
-    paths; ``write`` puts the raster in the page with the legend and furniture.  Memory is
-    that of one piece plus the raster (about 5 MB at 150 dpi), whatever the town's size.
+    ``add`` paints a frame of parcels (with the columns :func:`write_overview` reads) into
+    an image of parcel labels :data:`RASTER_SCALE` times the map frame's resolution, and
+    keeps only each parcel's fill and whether it is ``review``; ``write`` turns the labels
+    into the map's pixels (fills, outlines where parcels meet, the review hatch, averaged
+    down to the page's resolution) and puts them in the page with the legend and
+    furniture.  Memory is that of one piece plus the labels (about 45 MB at 150 dpi) and
+    five bytes a parcel, whatever the town's size; no matplotlib path is made per parcel.
     """
 
     def __init__(
@@ -248,34 +132,57 @@ class OverviewCanvas:
         self.dpi = dpi
         self.tally = _Tally(by_class=by_class)
         width, height = FIGSIZE_IN[0] * MAP_AXES[2], FIGSIZE_IN[1] * MAP_AXES[3]
-        self._fig = Figure(figsize=(width, height), dpi=dpi)
-        self._fig.patch.set_alpha(0.0)
-        self._canvas = FigureCanvasAgg(self._fig)
-        self._ax = self._fig.add_axes((0.0, 0.0, 1.0, 1.0))
-        self._ax.set_axis_off()
-        self._ax.patch.set_alpha(0.0)
-        _limits(self._ax, bounds)
-        with mpl.rc_context(RC_PARAMS):
-            self._canvas.draw()
-        self._renderer = self._canvas.get_renderer()
+        fig = Figure(figsize=(width, height), dpi=dpi)
+        ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+        _limits(ax, bounds)
+        ax.apply_aspect()  # the frame's box as drawn: the raster is exactly its pixels
+        box = ax.get_position()
+        fig_w, fig_h = int(fig.bbox.width), int(fig.bbox.height)
+        x0, x1 = round(box.x0 * fig_w), round(box.x1 * fig_w)
+        top, bottom = round((1 - box.y1) * fig_h), round((1 - box.y0) * fig_h)
+        self._xlim, self._ylim = ax.get_xlim(), ax.get_ylim()
+        n_x, n_y, scale = max(x1 - x0, 1), max(bottom - top, 1), RASTER_SCALE
+        self._grid = PixelGrid(
+            left=self._xlim[0],
+            top=self._ylim[1],
+            step_x=(self._xlim[1] - self._xlim[0]) / (n_x * scale),
+            step_y=(self._ylim[1] - self._ylim[0]) / (n_y * scale),
+            width=n_x * scale,
+            height=n_y * scale,
+        )
+        self._labels = np.zeros((n_y * scale, n_x * scale), dtype=np.int32)
+        self._fills: list[np.ndarray] = [np.array([[255, 255, 255, 255]], dtype=np.uint8)]
+        self._review: list[np.ndarray] = [np.zeros(1, dtype=bool)]
+        self._next = 1
 
     def add(self, parcels: gpd.GeoDataFrame) -> None:
-        """Rasterise some parcels onto the map (bounded memory: a slice at a time)."""
+        """Paint some parcels onto the map (bounded memory: a slice at a time)."""
         for start in range(0, len(parcels), SLICE_PARCELS):
             piece = parcels.iloc[start : start + SLICE_PARCELS]
-            with mpl.rc_context(RC_PARAMS):
-                for artist in _raster_parcels(self._ax, piece, self.tally, self.column):
-                    artist.draw(self._renderer)
-                    artist.remove()
+            results = _results(piece, self.column)
+            colours = np.asarray(self.tally.colours(piece, results), dtype=str)
+            palette, code = np.unique(colours, return_inverse=True)
+            rgba = np.array([[round(c * 255) for c in to_rgba(p)] for p in palette], np.uint8)
+            self._fills.append(rgba[code.reshape(-1)])
+            self._review.append((results == "review") & self.tally.by_class)
+            ids = np.arange(self._next, self._next + len(piece), dtype=np.int32)
+            self._next += len(piece)
+            paint(self._labels, self._grid, piece.geometry.to_numpy(), ids)
 
     def image(self) -> np.ndarray:
         """Return the raster of the map frame's data area (RGBA, rows from the top)."""
-        buffer = np.asarray(self._renderer.buffer_rgba())
-        height, width = buffer.shape[:2]
-        box = self._ax.get_position()  # figure fraction, after the aspect was applied
-        x0, x1 = round(box.x0 * width), round(box.x1 * width)
-        top, bottom = round((1 - box.y1) * height), round((1 - box.y0) * height)
-        return buffer[top:bottom, x0:x1].copy()
+        points = RC_PARAMS["hatch.linewidth"] * self.dpi / 72.0
+        return compose(
+            self._labels,
+            np.concatenate(self._fills),
+            scale=RASTER_SCALE,
+            outline=_rgba8(PARCEL_STYLE.edgecolor),
+            outline_alpha=min(1.0, PARCEL_STYLE.linewidth * self.dpi / 72.0 * RASTER_SCALE),
+            hatch=np.concatenate(self._review),
+            hatch_colour=_rgba8(RC_PARAMS["hatch.color"]),
+            hatch_period_px=self.dpi / (REVIEW_STYLE.hatch.count("/") * HATCH_DENSITY),
+            hatch_width_px=points * math.sqrt(2.0),
+        )
 
     def write(
         self,
@@ -293,11 +200,10 @@ class OverviewCanvas:
             When the file exists without ``overwrite`` or the suffix is not .png or .pdf.
         """
         image = self.image()
-        x0, x1 = self._ax.get_xlim()
-        y0, y1 = self._ax.get_ylim()
+        (x0, x1), (y0, y1) = self._xlim, self._ylim
 
         def draw(ax: Axes) -> None:
-            ax.imshow(image, extent=(x0, x1, y0, y1), interpolation="nearest", zorder=1)
+            ax.imshow(image, extent=(x0, x1, y0, y1), interpolation="none", zorder=1)
 
         return _page(
             path,
@@ -379,12 +285,14 @@ def write_overview(
     overwrite: bool = False,
     title: str | None = None,
     dpi: int = 150,
+    vector: bool | None = None,
 ) -> Path:
     """Draw every parcel coloured by its screening result (PNG or PDF by the suffix).
 
-    Up to :data:`VECTOR_MAX_PARCELS` parcels are drawn as vectors; a bigger town is
-    rasterised a slice at a time (:class:`OverviewCanvas`), which looks the same at the
-    page's resolution and keeps the map's memory bounded.
+    A PNG is painted into a raster a slice at a time (:class:`OverviewCanvas`): at the
+    page's resolution it shows what the vector drawing shows, in a fraction of the time,
+    with the map's memory bounded.  A PDF of up to :data:`VECTOR_MAX_PARCELS` parcels is
+    drawn as vectors (a bigger one as the raster).
 
     Parameters
     ----------
@@ -401,6 +309,8 @@ def write_overview(
         The page title (default: the number of parcels).
     dpi
         Resolution of the saved page.
+    vector
+        Draw the parcels as vectors (True) or the raster (False); None: as above.
 
     Returns
     -------
@@ -423,7 +333,10 @@ def write_overview(
         if len(parcels_with_result)
         else None
     )
-    if bounds is not None and len(parcels_with_result) > VECTOR_MAX_PARCELS:
+    if vector is None:
+        pdf = Path(path).suffix.lower() == ".pdf"
+        vector = pdf and len(parcels_with_result) <= VECTOR_MAX_PARCELS
+    if bounds is not None and not vector:
         canvas = OverviewCanvas(bounds, crs=crs, by_class=by_class, column=column, dpi=dpi)  # type: ignore[arg-type]
         canvas.add(parcels_with_result)
         return canvas.write(path, ruleset=ruleset, overwrite=overwrite, title=title)
@@ -481,15 +394,12 @@ def _scale_bar(ax: Axes) -> None:
     )
 
 
-def result_counts(parcels_with_result: gpd.GeoDataFrame) -> dict[str, int]:
-    """How many parcels have each result (the numbers in the overview's legend)."""
-    column = result_column(parcels_with_result)
-    values = parcels_with_result[column].astype("object")
-    values = values.where(values.isin(RESULT_ORDER[:-1]), "none")
-    return {str(k): int(v) for k, v in values.value_counts().items()}
-
-
 __all__ = [
+    "CLASS_COLUMNS",
+    "CONSTRAINT_CLASSES",
+    "MIN_SITING_AREA_SQFT",
+    "RESULT_COLUMNS",
+    "RESULT_ORDER",
     "OverviewCanvas",
     "constraint_classes",
     "result_counts",
