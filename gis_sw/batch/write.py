@@ -156,8 +156,16 @@ def write_parcels_gpkg(
     """
     from pyogrio.raw import write_arrow
 
+    from gis_sw.outputs.geopackage import gdal_text_arrow
+
+    reader = source.to_reader() if isinstance(source, pa.Table) else source
+    if not isinstance(reader, pa.RecordBatchReader):
+        raise TypeError(f"parcels.gpkg: Arrow data expected, not {type(source).__name__}")
+    nul_free = pa.RecordBatchReader.from_batches(
+        reader.schema, (gdal_text_arrow(batch) for batch in reader)
+    )  # GDAL would cut a text value at a NUL
     write_arrow(
-        source,
+        nul_free,
         str(path),
         layer=GPKG_LAYER,
         driver="GPKG",

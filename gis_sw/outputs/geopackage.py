@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
+from typing import Any
 
 import geopandas as gpd
 import pandas as pd
@@ -28,7 +29,7 @@ import pyogrio
 from gis_sw.outputs.atomic import atomic_path
 from gis_sw.outputs.geojson import FAMILY_FILES, plain_properties, split_by_family
 
-__all__ = ["NUL_STANDIN", "gdal_text", "write_findings_geopackage"]
+__all__ = ["NUL_STANDIN", "gdal_text", "gdal_text_arrow", "write_findings_geopackage"]
 
 NUL_STANDIN = "\u2400"
 """What a NUL character in a text value is written as (GDAL would cut the value there)."""
@@ -59,6 +60,45 @@ def gdal_text(frame: pd.DataFrame) -> pd.DataFrame:
             out = frame.copy()
         out[name] = column.mask(has_nul, column.str.replace("\x00", NUL_STANDIN, regex=False))
     return out
+
+
+def _nul_free(column: Any) -> Any:
+    """Return a string Arrow array (or dictionary of strings) with NUL as :data:`NUL_STANDIN`."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if pa.types.is_dictionary(column.type):
+        words = _nul_free(column.dictionary)
+        if words is column.dictionary:
+            return column
+        return pa.DictionaryArray.from_arrays(column.indices, words)
+    if not pc.any(pc.match_substring(column, "\x00")).as_py():
+        return column
+    return pc.replace_substring(column, "\x00", NUL_STANDIN)
+
+
+def gdal_text_arrow(batch: Any) -> Any:
+    """:func:`gdal_text` for an Arrow record batch or table: string columns made NUL-free."""
+    import pyarrow as pa
+
+    def texty(kind: Any) -> bool:
+        if pa.types.is_dictionary(kind):
+            kind = kind.value_type
+        return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind))
+
+    for at, field in enumerate(batch.schema):
+        if not texty(field.type):
+            continue
+        column = batch.column(at)
+        chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+        fixed = [_nul_free(chunk) for chunk in chunks]
+        if all(new is old for new, old in zip(fixed, chunks, strict=True)):
+            continue
+        if isinstance(column, pa.ChunkedArray):
+            batch = batch.set_column(at, field, pa.chunked_array(fixed, type=field.type))
+        else:
+            batch = batch.set_column(at, field, fixed[0])
+    return batch
 
 
 def write_findings_geopackage(
