@@ -1,7 +1,7 @@
 """The batch's full screen, siting included, against the bare vectorised floor.
 
     nice -n 5 .venv/bin/python benchmarks/bench_siting.py [--sizes 10000 100000]
-        [--work DIR] [--seed 1] [--repeat 1]
+        [--irregular-sizes 100000] [--work DIR] [--seed 1] [--repeat 1]
 
 For each size, ``gis-sw sample --format parquet`` makes a town (kept in ``--work`` for the
 next run), then three child processes run one after the other (each its own interpreter,
@@ -17,6 +17,10 @@ timed inside it, imports excluded):
    (:func:`gis_sw.analysis.siting.siting_areas` on every chunk) and the wetland adjacent
    area alone (:func:`gis_sw.analysis.bands.band_inside` on every chunk), so the share of
    each is plain.
+
+The generated towns' lots are rectangles along the axes of the CRS, and real parcels are
+not: each of ``--irregular-sizes`` is run again on the town's copy with every parcel vertex
+moved up to 3 ft (``benchmarks/irregular_town.py``), its rows' size marked "irregular lots".
 
 Printed: each stage, and the ratios ``batch / floor`` (read + screen + write against read +
 index + screen + write; the target is 2x) and siting's share of the screen.  Each town's
@@ -37,6 +41,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from irregular_town import make_irregular_town  # noqa: E402
+
 BIN = Path(sys.executable).parent
 TARGET_RATIO = 2.0
 
@@ -147,7 +154,12 @@ def report(n: int, low: dict[str, float], ours: dict[str, float], split: dict[st
 
 
 def rows(
-    n: int, low: dict[str, float], ours: dict[str, float], split: dict[str, float]
+    n: int,
+    low: dict[str, float],
+    ours: dict[str, float],
+    split: dict[str, float],
+    *,
+    irregular: bool = False,
 ) -> list[dict]:
     """Return one town's ``bench-row`` rows (see benchmarks/report.py), with the 2x goal.
 
@@ -157,10 +169,12 @@ def rows(
         The town's parcel count.
     low, ours, split
         The stage seconds of :func:`floor`, :func:`batch` and :func:`parts`.
+    irregular
+        The town is the irregular-lot copy (benchmarks/irregular_town.py).
     """
     floor_total = low["read"] + low["index"] + low["screen"] + low["write"]
     floor_note = ", ".join(f"{k} {low[k]:.2f} s" for k in ("read", "index", "screen", "write"))
-    size = f"{n:,} parcels"
+    size = f"{n:,} parcels" + (", irregular lots" if irregular else "")
     goal = f"<= {TARGET_RATIO:g}x the bare floor"
     if "screen" in ours:
         total = ours["read"] + ours["screen"] + ours["write"]
@@ -205,6 +219,13 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=ROOT / "out" / "bench")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument(
+        "--irregular-sizes",
+        type=int,
+        nargs="*",
+        default=[100_000],
+        help="also run these sizes on the town's irregular-lot copy (irregular_town.py)",
+    )
     parser.add_argument("--child", nargs=3, metavar=("KIND", "TOWN", "OUT"))
     args = parser.parse_args()
     if args.child:
@@ -215,14 +236,18 @@ def main() -> None:
     args.work.mkdir(parents=True, exist_ok=True)
     load = Path("/proc/loadavg").read_text(encoding="ascii").split()[:3]
     print(f"load average {' '.join(load)}; ratios compare runs made one after the other")
-    for n in args.sizes:
+    runs = [(n, False) for n in args.sizes] + [(n, True) for n in args.irregular_sizes]
+    for n, irregular in runs:
         town = make_town(args.work, n, args.seed)
+        if irregular:  # the generated lots are axis-aligned rectangles; real ones are not
+            town = make_irregular_town(town, args.work / f"town_{n}_irregular").parent
+        tag = f"{n}_irregular" if irregular else f"{n}"
         for _ in range(args.repeat):
-            low = child("floor", town, args.work / f"floor_{n}.parquet")
-            ours = batch(town, args.work / f"siting_batch_{n}")
+            low = child("floor", town, args.work / f"floor_{tag}.parquet")
+            ours = batch(town, args.work / f"siting_batch_{tag}")
             split = child("parts", town, args.work)
             report(n, low, ours, split)
-            for row in rows(n, low, ours, split):
+            for row in rows(n, low, ours, split, irregular=irregular):
                 print("bench-row: " + json.dumps({"bench": "siting", **row}), flush=True)
 
 
