@@ -1,9 +1,14 @@
-"""The batch driver: plan chunks, screen them on threads (or Dask), keep each as a part.
+"""The batch driver: plan chunks, screen them in worker processes, threads or on Dask.
 
-shapely releases the GIL, so threads over chunks use both cores of a small machine (DESIGN.md
-measured 1.9x on 2 cores, and process pools slower: serialising geometries costs more than
-the work).  At most ``2 * workers`` chunks are in flight, so memory is bounded by the chunk
-size, not the size of the town.
+The local engine forks ``workers`` processes that inherit the layers and the chunk plan
+(:mod:`gis_sw.batch.forked`): each screens one chunk at a time and sends back its rows,
+figures without geometry.  Threads (``parallel="threads"``, and the fallback where a fork
+is not possible) reach about 1.7x on 2 cores: shapely releases the GIL inside GEOS calls,
+but the numpy and pandas work between them holds it; forked processes have no GIL to share
+(measured at 100,000 parcels, docs/batch.md).  DESIGN.md's process pools lost to threads
+because they serialised geometries on the way in; a fork serialises none.  At most
+``2 * workers`` chunks are in flight on threads and one per worker process, so memory is
+bounded by the chunk size, not the size of the town.
 
 The library shows no progress bar itself: pass ``progress`` (called with the number of
 chunks finished since the last call) and the CLI drives tqdm with it.
@@ -50,6 +55,16 @@ class Engine(StrEnum):
     DASK = "dask"
 
 
+class Parallel(StrEnum):
+    """How the local engine runs ``workers`` chunks at once."""
+
+    PROCESSES = "processes"
+    """Forked worker processes inheriting the layers (:mod:`gis_sw.batch.forked`); threads
+    where a fork is not possible (not Linux, or other threads running)."""
+    THREADS = "threads"
+    """Threads of this process (shapely releases the GIL inside GEOS calls)."""
+
+
 @dataclass(frozen=True, slots=True)
 class RunOptions:
     """How to run the chunks.
@@ -59,7 +74,11 @@ class RunOptions:
     chunk_size
         Parcels per chunk.
     workers
-        Threads (local engine) or threads of the in-process Dask cluster.
+        Chunks screened at once: worker processes or threads (local engine, see
+        ``parallel``), or workers of the local Dask cluster.
+    parallel
+        Local engine: ``processes`` (forked, the default; threads where a fork is not
+        possible) or ``threads``.
     engine
         ``local`` or ``dask``.
     scheduler
@@ -81,6 +100,7 @@ class RunOptions:
 
     chunk_size: int = DEFAULT_CHUNK_SIZE
     workers: int = 2
+    parallel: Parallel = Parallel.PROCESSES
     engine: Engine = Engine.LOCAL
     scheduler: str | None = None
     quick: bool = False
@@ -251,25 +271,57 @@ def run_source(
 
         run_on_dask(source, todo, ruleset, finish, options=options)
     else:
-        _run_threads(source, todo, ruleset, finish, workers=options.workers, quick=options.quick)
+        _run_local(source, todo, ruleset, finish, options=options)
 
 
-def _run_threads(
+def uses_processes(options: RunOptions, n_chunks: int) -> bool:
+    """Return True when the local engine will fork worker processes for ``n_chunks``."""
+    from gis_sw.batch.forked import fork_ready
+
+    return (
+        options.engine == Engine.LOCAL
+        and options.parallel == Parallel.PROCESSES
+        and options.workers > 1
+        and n_chunks > 1
+        and fork_ready()
+    )
+
+
+def _run_local(
     source: ChunkSource | DiskChunkSource,
     todo: list[int],
     ruleset: Ruleset,
     finish: Callable[[int, pd.DataFrame], None],
     *,
-    workers: int,
-    quick: bool = False,
+    options: RunOptions,
 ) -> None:
+    """Screen ``todo`` here: one by one, in forked processes, or on threads."""
+    workers, quick = options.workers, options.quick
+
     def task(chunk_id: int) -> pd.DataFrame:
         return screen_chunk(source.chunk(chunk_id), ruleset, quick=quick)
 
-    if workers <= 1:
+    if workers <= 1 or len(todo) <= 1:
         for chunk_id in todo:
             finish(chunk_id, task(chunk_id))
         return
+    if uses_processes(options, len(todo)):
+        from gis_sw.batch.forked import run_forked
+
+        run_forked(task, todo, finish, workers=workers)
+        return
+    if options.parallel == Parallel.PROCESSES:
+        log.info("no fork here (not Linux, or other threads running): screening on threads")
+    _run_threads(task, todo, finish, workers=workers)
+
+
+def _run_threads(
+    task: Callable[[int], pd.DataFrame],
+    todo: list[int],
+    finish: Callable[[int, pd.DataFrame], None],
+    *,
+    workers: int,
+) -> None:
     pending: dict[Future[pd.DataFrame], int] = {}
     queue = list(reversed(todo))
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="gis-sw-batch") as pool:
