@@ -64,7 +64,8 @@ PARALLEL = ("processes", "threads")
     type=click.Choice(ENGINES),
     default="local",
     show_default=True,
-    help="local: threads on this machine; dask: a Dask cluster.",
+    help="local: worker processes (or threads, --parallel) on this machine; dask: a Dask "
+    "cluster (without --scheduler, a local one of --workers processes).",
 )
 @click.option("--scheduler", default=None, help="Dask scheduler address (with --engine dask).")
 @click.option(
