@@ -149,3 +149,14 @@ def test_one_worker_or_threads_never_fork() -> None:
     assert not uses_processes(RunOptions(workers=1), 6)
     assert not uses_processes(RunOptions(workers=2, parallel=Parallel.THREADS), 6)
     assert not uses_processes(RunOptions(workers=2), 1)
+
+
+def _fork_ready_in_a_pool_worker() -> bool:
+    return fork_ready()
+
+
+def test_a_daemonic_pool_worker_does_not_fork() -> None:
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply(_fork_ready_in_a_pool_worker) is False

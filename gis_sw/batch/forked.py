@@ -56,11 +56,14 @@ def fork_ready() -> bool:
     """Return True when worker processes can be forked safely here and now.
 
     Needs Linux (``fork`` elsewhere is missing, or unsafe with the system's frameworks on
-    macOS) and no other Python thread running in this process.
+    macOS), no other Python thread running in this process, and a process allowed to
+    have children (a daemonic one, a ``multiprocessing`` pool's worker, is not).
     """
     if not sys.platform.startswith("linux"):
         return False
     if "fork" not in multiprocessing.get_all_start_methods():
+        return False
+    if multiprocessing.current_process().daemon:
         return False
     return threading.active_count() == 1
 
