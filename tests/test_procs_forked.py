@@ -160,3 +160,19 @@ def test_a_daemonic_pool_worker_does_not_fork() -> None:
 
     with multiprocessing.get_context("fork").Pool(1) as pool:
         assert pool.apply(_fork_ready_in_a_pool_worker) is False
+
+
+def test_a_worker_that_dies_between_chunks_is_a_clear_error() -> None:
+    """The worker answers chunk 0, then dies (exit code 3) while on chunk 1."""
+
+    def task(chunk_id: int) -> int:
+        if chunk_id == 0:
+            threading.Timer(0.05, os._exit, args=(3,)).start()
+        else:
+            threading.Event().wait(2.0)
+        return chunk_id
+
+    finished: dict[int, int] = {}
+    with pytest.raises(GisSwError, match=r"ended with exit code 3 while screening chunk 1 "):
+        run_forked(task, [0, 1, 2, 3], finished.__setitem__, workers=1)
+    assert finished == {0: 0}

@@ -162,7 +162,10 @@ class _Worker:
 
     def give(self, chunk_id: int) -> None:
         self.chunk = chunk_id
-        self.conn.send(chunk_id)
+        try:
+            self.conn.send(chunk_id)
+        except OSError:  # it died after its last answer
+            raise self.died() from None
 
     def stop(self) -> None:
         with contextlib.suppress(OSError, ValueError):
