@@ -216,14 +216,15 @@ def run_forked(
     _TASK = task
     pool: list[_Worker] = []
     try:
-        pool = [_Worker(context) for _ in range(workers)]
-    finally:
-        _TASK = None
-        gc.unfreeze()
-    try:
+        try:
+            for _ in range(workers):
+                pool.append(_Worker(context))
+        finally:
+            _TASK = None
+            gc.unfreeze()
         _dispatch(pool, list(reversed(todo)), finish)
     finally:
-        _shut(pool)
+        _shut(pool)  # also the workers started before one failed to start
 
 
 def _dispatch(pool: list[_Worker], queue: list[int], finish: Callable[[int, Any], None]) -> None:
