@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import pickle
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -98,3 +99,62 @@ def test_dask_whole_and_streamed_equal_one_thread(
     assert rows_equal(one_thread, streamed.rows)
     assert (one_thread["roof_siting_sqft"] > 0).sum() > 300
     assert (one_thread["wetland_sqft"] > 0).sum() > 10
+
+
+@pytest.fixture(scope="module")
+def town_gpkg(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from gis_sw.batch.synthetic import synthetic_frames
+
+    path = tmp_path_factory.mktemp("town") / "town.gpkg"
+    for kind, layer in synthetic_frames(800, seed=4).items():
+        layer.to_file(path, layer=kind, driver="GPKG", engine="pyogrio")
+    return path
+
+
+def _live_children() -> set[int]:
+    me = os.getpid()
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(stat[1]) == me and stat[0] != "Z":
+                found.add(int(entry.name))
+    return found
+
+
+@linux
+def test_screen_town_on_dask_writes_the_local_bytes_and_a_refused_run_leaves_no_cluster(
+    town_gpkg: Path, tmp_path: Path
+) -> None:
+    from gis_sw.batch.api import screen_town
+    from gis_sw.errors import OutputError
+
+    def run_on(out: Path, engine: str, *, chunk_size: int = 200, resume: bool = False) -> int:
+        done = screen_town(
+            town_gpkg,
+            out,
+            engine=engine,
+            chunk_size=chunk_size,
+            workers=2,
+            resume=resume,
+            gpkg=False,
+            overview=False,
+        )
+        return done.chunks_run
+
+    run_on(tmp_path / "local", "local")
+    assert run_on(tmp_path / "dask", "dask") == 4
+    for name in ("parcels.parquet", "summary.csv", "problems.csv"):
+        assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
+    before = _live_children()
+    # a resume of a different run is refused after the cluster was started meanwhile
+    with pytest.raises(OutputError, match="different run"):
+        run_on(tmp_path / "dask", "dask", chunk_size=300, resume=True)
+    assert dask_engine._IN_PROCESS == {}
+    deadline = time.monotonic() + 10
+    while _live_children() - before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _live_children() - before == set()

@@ -35,6 +35,7 @@ import logging
 import multiprocessing
 import sys
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -146,6 +147,53 @@ def _client(options: RunOptions) -> tuple[Any, Any]:
     return Client(cluster), cluster
 
 
+@dataclass(slots=True, eq=False)
+class Cluster:
+    """A client of a cluster and, for a local one, the cluster and the token of its source."""
+
+    client: Any
+    local: Any = None
+    token: str = ""
+    closed: bool = False
+
+    def close(self) -> None:
+        """Close the client and the local cluster, and forget the source (once)."""
+        if self.closed:
+            return
+        self.closed = True
+        _IN_PROCESS.pop(self.token, None)
+        try:
+            self.client.close()
+        finally:
+            if self.local is not None:
+                self.local.close()
+
+
+def connect(source: ChunkSource | DiskChunkSource, options: RunOptions) -> Cluster:
+    """Return a client of ``options.scheduler``, or start a local cluster for ``source``.
+
+    A local cluster's workers inherit ``source`` (registered before they are forked), so
+    it can be started as soon as the source is built, while the run does other work.
+
+    Raises
+    ------
+    TypeError
+        If a scheduler is given with a source that is not on disk.
+    """
+    if options.scheduler and not isinstance(source, DiskChunkSource):
+        raise TypeError("a Dask scheduler needs chunks on disk (DiskChunkSource)")
+    token = ""
+    if not options.scheduler:
+        token = f"{id(source):x}-{len(_IN_PROCESS)}"
+        _IN_PROCESS[token] = source  # before the cluster starts: its workers inherit it
+    try:
+        client, local = _client(options)
+    except BaseException:
+        _IN_PROCESS.pop(token, None)
+        raise
+    return Cluster(client=client, local=local, token=token)
+
+
 def run_on_dask(
     source: ChunkSource | DiskChunkSource,
     todo: list[int],
@@ -153,6 +201,7 @@ def run_on_dask(
     finish: Callable[[int, pd.DataFrame], None],
     *,
     options: RunOptions,
+    cluster: Cluster | None = None,
 ) -> None:
     """Screen the chunks ``todo`` on Dask, calling ``finish`` as each completes.
 
@@ -161,6 +210,8 @@ def run_on_dask(
     inherit (forked) or share (in-process) this process's memory: a task is a token and a
     chunk id, and only the rows come back.  A running scheduler gets the
     :class:`DiskChunkSource` once (scattered) and its workers read their chunks from disk.
+    ``cluster`` is one :func:`connect` started already for ``source``; it is closed at
+    the end like one started here.
 
     Raises
     ------
@@ -169,19 +220,15 @@ def run_on_dask(
     """
     from dask.distributed import as_completed
 
-    if options.scheduler and not isinstance(source, DiskChunkSource):
-        raise TypeError("a Dask scheduler needs chunks on disk (DiskChunkSource)")
     payload = ruleset_payload(ruleset)
-    token = f"{id(source):x}-{len(_IN_PROCESS)}"
-    if not options.scheduler:
-        _IN_PROCESS[token] = source  # before the cluster starts: its workers inherit it
-    client = cluster = None
     try:
-        client, cluster = _client(options)
+        if cluster is None:
+            cluster = connect(source, options)
+        client = cluster.client
         task: Callable[..., pd.DataFrame]
         shared: Any
-        if cluster is not None:
-            task, shared = screen_in_process_task, token
+        if cluster.local is not None:
+            task, shared = screen_in_process_task, cluster.token
         else:
             task, shared = screen_chunk_task, client.scatter(source, broadcast=True)
         window = 4 * max(1, options.workers)
@@ -202,8 +249,5 @@ def run_on_dask(
             if queue:
                 running.add(submit())
     finally:
-        _IN_PROCESS.pop(token, None)
-        if client is not None:
-            client.close()
         if cluster is not None:
             cluster.close()

@@ -41,6 +41,7 @@ from gis_sw.layers.layerset import LayerSet
 from gis_sw.ruleset import Ruleset
 
 if TYPE_CHECKING:
+    from gis_sw.batch.dask_engine import Cluster
     from gis_sw.batch.stream import DiskChunkSource
 
 log = logging.getLogger(__name__)
@@ -163,6 +164,7 @@ def screen_layers(
     prepared_plan: tuple[PreparedParcels, ChunkPlan] | None = None,
     recomputed: Mapping[int, str] | None = None,
     built: ChunkSource | None = None,
+    cluster: Cluster | None = None,
 ) -> ScreenResult:
     """Screen every parcel of ``layers``.
 
@@ -170,7 +172,9 @@ def screen_layers(
     chunks in ``done`` are skipped (resume); the rows are read back from the parts at the
     end.  Without it, rows are kept in memory.  ``built`` is the chunk source of
     ``prepared_plan`` when it was built already (:func:`run_chunks_to_store` builds it while
-    it hashes the layers); a streamed run ignores it.
+    it hashes the layers); a streamed run ignores it.  ``cluster`` is the local Dask
+    cluster started for ``built`` (:func:`gis_sw.batch.dask_engine.connect`); it is closed
+    when the run ends.
 
     Raises
     ------
@@ -199,7 +203,9 @@ def screen_layers(
             source = spill_layerset(layers, prepared, plan, folder)
         else:
             source = built or memory_source(layers, prepared, plan, options)
-        run_source(source, todo, ruleset, saving(store, finish), options=options)
+        if cluster is not None:
+            stack.callback(cluster.close)  # closed here if not by the engine
+        run_source(source, todo, ruleset, saving(store, finish), options=options, cluster=cluster)
     if store is not None:
         rows = store.read_all(plan.n_chunks, plan.rows)
     elif kept:
@@ -262,15 +268,17 @@ def run_source(
     finish: Finish,
     *,
     options: RunOptions,
+    cluster: Cluster | None = None,
 ) -> None:
     """Screen the chunks ``todo`` of ``source`` on the engine of ``options``.
 
-    ``finish(chunk_id, rows)`` is called on this thread as each chunk completes.
+    ``finish(chunk_id, rows)`` is called on this thread as each chunk completes; a Dask
+    run uses ``cluster`` when one was started for ``source`` already.
     """
     if options.engine == Engine.DASK:
         from gis_sw.batch.dask_engine import run_on_dask
 
-        run_on_dask(source, todo, ruleset, finish, options=options)
+        run_on_dask(source, todo, ruleset, finish, options=options, cluster=cluster)
     else:
         _run_local(source, todo, ruleset, finish, options=options)
 
@@ -393,6 +401,7 @@ def run_chunks_to_store(
         it cannot read (see :meth:`PartStore.start`).
     """
     prepared, plan = plan_for(layers, ruleset, chunk_size=options.chunk_size)
+    starting: Future[Cluster] | None = None
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="gis-sw-source") as early:
         # the chunk source is built (big polygons cut, trees built: GEOS work without the
         # GIL) while this thread hashes the layers; neither prepares a geometry
@@ -401,22 +410,29 @@ def run_chunks_to_store(
             if streams(options)
             else early.submit(memory_source, layers, prepared, plan, options)
         )
-        if options.engine == Engine.DASK:  # its import (0.4 to 0.9 s) meanwhile too
-            early.submit(importlib.import_module, "dask.distributed")
-        fingerprint = run_fingerprint(
-            layers,
-            ruleset,
-            files=files or {},
-            proposals=Path(proposals) if proposals is not None else None,
-            chunk_size=plan.chunk_size,
-            quick=options.quick,
-            halo_ft=plan.halo_ft,
-            chunks=plan.fingerprints,
-        )
-        store, found = start_store(
-            out_dir, fingerprint, plan, resume=resume, overwrite=overwrite, on_plan=on_plan
-        )
-        built = building.result() if building is not None else None
+        if options.engine == Engine.DASK and building is not None and not options.scheduler:
+            # meanwhile too: import distributed (0.4 to 0.9 s), then start the local
+            # cluster as soon as the source its workers inherit is built
+            starting = early.submit(_start_cluster, building, options)
+        try:
+            store, found = _fingerprint_and_store(
+                layers,
+                ruleset,
+                out_dir,
+                plan,
+                options,
+                resume,
+                overwrite,
+                proposals,
+                files,
+                on_plan,
+            )
+            built = building.result() if building is not None else None
+            cluster = starting.result() if starting is not None else None
+        except BaseException:
+            if starting is not None and starting.exception() is None:
+                starting.result().close()
+            raise
     return screen_layers(
         layers,
         ruleset,
@@ -427,7 +443,45 @@ def run_chunks_to_store(
         prepared_plan=(prepared, plan),
         recomputed=found.damaged,
         built=built,
+        cluster=cluster,
     )
+
+
+def _start_cluster(building: Future[ChunkSource], options: RunOptions) -> Cluster:
+    """Import distributed, wait for the chunk source, start the local cluster for it."""
+    importlib.import_module("dask.distributed")
+    from gis_sw.batch.dask_engine import connect
+
+    return connect(building.result(), options)
+
+
+def _fingerprint_and_store(  # noqa: PLR0917  # the run's options, passed through
+    layers: LayerSet,
+    ruleset: Ruleset,
+    out_dir: Path,
+    plan: ChunkPlan,
+    options: RunOptions,
+    resume: bool,
+    overwrite: bool,
+    proposals: str | Path | None,
+    files: Mapping[str, Path] | None,
+    on_plan: Callable[[ChunkPlan], None] | None,
+) -> tuple[PartStore, Resumed]:
+    """Hash the run's inputs and open its part store (what a resume keeps)."""
+    fingerprint = run_fingerprint(
+        layers,
+        ruleset,
+        files=files or {},
+        proposals=Path(proposals) if proposals is not None else None,
+        chunk_size=plan.chunk_size,
+        quick=options.quick,
+        halo_ft=plan.halo_ft,
+        chunks=plan.fingerprints,
+    )
+    store, found = start_store(
+        out_dir, fingerprint, plan, resume=resume, overwrite=overwrite, on_plan=on_plan
+    )
+    return store, found
 
 
 def rows_equal(left: pd.DataFrame, right: pd.DataFrame) -> bool:
