@@ -77,3 +77,7 @@ class LayerError(GisSwError, ValueError):
             problems = [problems]
         self.problems: tuple[Problem, ...] = tuple(problems)
         super().__init__("; ".join(str(p) for p in self.problems))
+
+    def __reduce__(self) -> tuple[type[LayerError], tuple[tuple[Problem, ...]]]:
+        """Pickle as the problems (a Dask worker's error arrives with the same message)."""
+        return (type(self), (self.problems,))

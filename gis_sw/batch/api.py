@@ -13,7 +13,7 @@ from gis_sw.batch.chunks import ChunkPlan
 from gis_sw.batch.fingerprint import input_files
 from gis_sw.batch.inputs import BATCH_KINDS
 from gis_sw.batch.resume import PartStore
-from gis_sw.batch.run import DEFAULT_CHUNK_SIZE, SPILL_PREFIX, Engine, RunOptions
+from gis_sw.batch.run import DEFAULT_CHUNK_SIZE, SPILL_PREFIX, Engine, Parallel, RunOptions
 from gis_sw.batch.write import planned_batch_outputs
 from gis_sw.errors import GisSwError
 from gis_sw.outputs.atomic import (
@@ -142,6 +142,7 @@ def screen_town(
     proposals: str | Path | None = None,
     ruleset: Ruleset | str | Path | None = None,
     workers: int = 2,
+    parallel: Parallel | str = Parallel.PROCESSES,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     engine: Engine | str = Engine.LOCAL,
     scheduler: str | None = None,
@@ -175,7 +176,11 @@ def screen_town(
         A :class:`~gis_sw.ruleset.Ruleset`, a packaged name or a TOML path; None: the
         default.
     workers
-        Threads screening chunks (or threads of the in-process Dask cluster).
+        Chunks screened at once (worker processes or threads, see ``parallel``; or the
+        workers of the local Dask cluster).
+    parallel
+        ``"processes"`` (forked, the layers inherited; threads where a fork is not
+        possible) or ``"threads"``: how the local engine runs ``workers`` chunks.
     chunk_size
         Parcels per chunk; memory grows with it.
     engine
@@ -243,6 +248,7 @@ def screen_town(
     options = RunOptions(
         chunk_size=chunk_size,
         workers=workers,
+        parallel=Parallel(parallel),
         engine=Engine(engine),
         scheduler=scheduler,
         quick=quick,

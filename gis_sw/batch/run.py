@@ -1,9 +1,14 @@
-"""The batch driver: plan chunks, screen them on threads (or Dask), keep each as a part.
+"""The batch driver: plan chunks, screen them in worker processes, threads or on Dask.
 
-shapely releases the GIL, so threads over chunks use both cores of a small machine (DESIGN.md
-measured 1.9x on 2 cores, and process pools slower: serialising geometries costs more than
-the work).  At most ``2 * workers`` chunks are in flight, so memory is bounded by the chunk
-size, not the size of the town.
+The local engine forks ``workers`` processes that inherit the layers and the chunk plan
+(:mod:`gis_sw.batch.forked`): each screens one chunk at a time and sends back its rows,
+figures without geometry.  Threads (``parallel="threads"``, and the fallback where a fork
+is not possible) reach about 1.7x on 2 cores: shapely releases the GIL inside GEOS calls,
+but the numpy and pandas work between them holds it; forked processes have no GIL to share
+(measured at 100,000 parcels, docs/batch.md).  DESIGN.md's process pools lost to threads
+because they serialised geometries on the way in; a fork serialises none.  At most
+``2 * workers`` chunks are in flight on threads and one per worker process, so memory is
+bounded by the chunk size, not the size of the town.
 
 The library shows no progress bar itself: pass ``progress`` (called with the number of
 chunks finished since the last call) and the CLI drives tqdm with it.
@@ -11,6 +16,7 @@ chunks finished since the last call) and the CLI drives tqdm with it.
 
 from __future__ import annotations
 
+import importlib
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -35,6 +41,7 @@ from gis_sw.layers.layerset import LayerSet
 from gis_sw.ruleset import Ruleset
 
 if TYPE_CHECKING:
+    from gis_sw.batch.dask_engine import Cluster
     from gis_sw.batch.stream import DiskChunkSource
 
 log = logging.getLogger(__name__)
@@ -50,6 +57,16 @@ class Engine(StrEnum):
     DASK = "dask"
 
 
+class Parallel(StrEnum):
+    """How the local engine runs ``workers`` chunks at once."""
+
+    PROCESSES = "processes"
+    """Forked worker processes inheriting the layers (:mod:`gis_sw.batch.forked`); threads
+    where a fork is not possible (not Linux, or other threads running)."""
+    THREADS = "threads"
+    """Threads of this process (shapely releases the GIL inside GEOS calls)."""
+
+
 @dataclass(frozen=True, slots=True)
 class RunOptions:
     """How to run the chunks.
@@ -59,12 +76,16 @@ class RunOptions:
     chunk_size
         Parcels per chunk.
     workers
-        Threads (local engine) or threads of the in-process Dask cluster.
+        Chunks screened at once: worker processes or threads (local engine, see
+        ``parallel``), or workers of the local Dask cluster.
+    parallel
+        Local engine: ``processes`` (forked, the default; threads where a fork is not
+        possible) or ``threads``.
     engine
         ``local`` or ``dask``.
     scheduler
         Address of a running Dask scheduler (``tcp://host:8786``); None starts a local
-        in-process cluster.
+        cluster of ``workers`` forked processes (in-process threads where there is no fork).
     quick
         Only zones, threshold, resource areas and nearby counts (see
         :func:`gis_sw.batch.parcels.screen_chunk`).
@@ -81,6 +102,7 @@ class RunOptions:
 
     chunk_size: int = DEFAULT_CHUNK_SIZE
     workers: int = 2
+    parallel: Parallel = Parallel.PROCESSES
     engine: Engine = Engine.LOCAL
     scheduler: str | None = None
     quick: bool = False
@@ -142,6 +164,7 @@ def screen_layers(
     prepared_plan: tuple[PreparedParcels, ChunkPlan] | None = None,
     recomputed: Mapping[int, str] | None = None,
     built: ChunkSource | None = None,
+    cluster: Cluster | None = None,
 ) -> ScreenResult:
     """Screen every parcel of ``layers``.
 
@@ -149,7 +172,9 @@ def screen_layers(
     chunks in ``done`` are skipped (resume); the rows are read back from the parts at the
     end.  Without it, rows are kept in memory.  ``built`` is the chunk source of
     ``prepared_plan`` when it was built already (:func:`run_chunks_to_store` builds it while
-    it hashes the layers); a streamed run ignores it.
+    it hashes the layers); a streamed run ignores it.  ``cluster`` is the local Dask
+    cluster started for ``built`` (:func:`gis_sw.batch.dask_engine.connect`); it is closed
+    when the run ends.
 
     Raises
     ------
@@ -178,7 +203,9 @@ def screen_layers(
             source = spill_layerset(layers, prepared, plan, folder)
         else:
             source = built or memory_source(layers, prepared, plan, options)
-        run_source(source, todo, ruleset, saving(store, finish), options=options)
+        if cluster is not None:
+            stack.callback(cluster.close)  # closed here if not by the engine
+        run_source(source, todo, ruleset, saving(store, finish), options=options, cluster=cluster)
     if store is not None:
         rows = store.read_all(plan.n_chunks, plan.rows)
     elif kept:
@@ -241,35 +268,69 @@ def run_source(
     finish: Finish,
     *,
     options: RunOptions,
+    cluster: Cluster | None = None,
 ) -> None:
     """Screen the chunks ``todo`` of ``source`` on the engine of ``options``.
 
-    ``finish(chunk_id, rows)`` is called on this thread as each chunk completes.
+    ``finish(chunk_id, rows)`` is called on this thread as each chunk completes; a Dask
+    run uses ``cluster`` when one was started for ``source`` already.
     """
     if options.engine == Engine.DASK:
         from gis_sw.batch.dask_engine import run_on_dask
 
-        run_on_dask(source, todo, ruleset, finish, options=options)
+        run_on_dask(source, todo, ruleset, finish, options=options, cluster=cluster)
     else:
-        _run_threads(source, todo, ruleset, finish, workers=options.workers, quick=options.quick)
+        _run_local(source, todo, ruleset, finish, options=options)
 
 
-def _run_threads(
+def uses_processes(options: RunOptions, n_chunks: int) -> bool:
+    """Return True when the local engine will fork worker processes for ``n_chunks``."""
+    from gis_sw.batch.forked import fork_ready
+
+    return (
+        options.engine == Engine.LOCAL
+        and options.parallel == Parallel.PROCESSES
+        and options.workers > 1
+        and n_chunks > 1
+        and fork_ready()
+    )
+
+
+def _run_local(
     source: ChunkSource | DiskChunkSource,
     todo: list[int],
     ruleset: Ruleset,
     finish: Callable[[int, pd.DataFrame], None],
     *,
-    workers: int,
-    quick: bool = False,
+    options: RunOptions,
 ) -> None:
+    """Screen ``todo`` here: one by one, in forked processes, or on threads."""
+    workers, quick = options.workers, options.quick
+
     def task(chunk_id: int) -> pd.DataFrame:
         return screen_chunk(source.chunk(chunk_id), ruleset, quick=quick)
 
-    if workers <= 1:
+    if workers <= 1 or len(todo) <= 1:
         for chunk_id in todo:
             finish(chunk_id, task(chunk_id))
         return
+    if uses_processes(options, len(todo)):
+        from gis_sw.batch.forked import run_forked
+
+        run_forked(task, todo, finish, workers=workers)
+        return
+    if options.parallel == Parallel.PROCESSES:
+        log.info("no fork here (not Linux, or other threads running): screening on threads")
+    _run_threads(task, todo, finish, workers=workers)
+
+
+def _run_threads(
+    task: Callable[[int], pd.DataFrame],
+    todo: list[int],
+    finish: Callable[[int, pd.DataFrame], None],
+    *,
+    workers: int,
+) -> None:
     pending: dict[Future[pd.DataFrame], int] = {}
     queue = list(reversed(todo))
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="gis-sw-batch") as pool:
@@ -340,7 +401,8 @@ def run_chunks_to_store(
         it cannot read (see :meth:`PartStore.start`).
     """
     prepared, plan = plan_for(layers, ruleset, chunk_size=options.chunk_size)
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="gis-sw-source") as early:
+    starting: Future[Cluster] | None = None
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="gis-sw-source") as early:
         # the chunk source is built (big polygons cut, trees built: GEOS work without the
         # GIL) while this thread hashes the layers; neither prepares a geometry
         building = (
@@ -348,20 +410,29 @@ def run_chunks_to_store(
             if streams(options)
             else early.submit(memory_source, layers, prepared, plan, options)
         )
-        fingerprint = run_fingerprint(
-            layers,
-            ruleset,
-            files=files or {},
-            proposals=Path(proposals) if proposals is not None else None,
-            chunk_size=plan.chunk_size,
-            quick=options.quick,
-            halo_ft=plan.halo_ft,
-            chunks=plan.fingerprints,
-        )
-        store, found = start_store(
-            out_dir, fingerprint, plan, resume=resume, overwrite=overwrite, on_plan=on_plan
-        )
-        built = building.result() if building is not None else None
+        if options.engine == Engine.DASK and building is not None and not options.scheduler:
+            # meanwhile too: import distributed (0.4 to 0.9 s), then start the local
+            # cluster as soon as the source its workers inherit is built
+            starting = early.submit(_start_cluster, building, options)
+        try:
+            store, found = _fingerprint_and_store(
+                layers,
+                ruleset,
+                out_dir,
+                plan,
+                options,
+                resume,
+                overwrite,
+                proposals,
+                files,
+                on_plan,
+            )
+            built = building.result() if building is not None else None
+            cluster = starting.result() if starting is not None else None
+        except BaseException:
+            if starting is not None and starting.exception() is None:
+                starting.result().close()
+            raise
     return screen_layers(
         layers,
         ruleset,
@@ -372,7 +443,45 @@ def run_chunks_to_store(
         prepared_plan=(prepared, plan),
         recomputed=found.damaged,
         built=built,
+        cluster=cluster,
     )
+
+
+def _start_cluster(building: Future[ChunkSource], options: RunOptions) -> Cluster:
+    """Import distributed, wait for the chunk source, start the local cluster for it."""
+    importlib.import_module("dask.distributed")
+    from gis_sw.batch.dask_engine import connect
+
+    return connect(building.result(), options)
+
+
+def _fingerprint_and_store(  # noqa: PLR0917  # the run's options, passed through
+    layers: LayerSet,
+    ruleset: Ruleset,
+    out_dir: Path,
+    plan: ChunkPlan,
+    options: RunOptions,
+    resume: bool,
+    overwrite: bool,
+    proposals: str | Path | None,
+    files: Mapping[str, Path] | None,
+    on_plan: Callable[[ChunkPlan], None] | None,
+) -> tuple[PartStore, Resumed]:
+    """Hash the run's inputs and open its part store (what a resume keeps)."""
+    fingerprint = run_fingerprint(
+        layers,
+        ruleset,
+        files=files or {},
+        proposals=Path(proposals) if proposals is not None else None,
+        chunk_size=plan.chunk_size,
+        quick=options.quick,
+        halo_ft=plan.halo_ft,
+        chunks=plan.fingerprints,
+    )
+    store, found = start_store(
+        out_dir, fingerprint, plan, resume=resume, overwrite=overwrite, on_plan=on_plan
+    )
+    return store, found
 
 
 def rows_equal(left: pd.DataFrame, right: pd.DataFrame) -> bool:

@@ -24,6 +24,8 @@ DEFAULT_CHUNK_SIZE = 5000
 """``--chunk-size`` default: :data:`gis_sw.batch.run.DEFAULT_CHUNK_SIZE` (a test says so)."""
 ENGINES = ("local", "dask")
 """``--engine`` values: those of :class:`gis_sw.batch.run.Engine` (a test says so)."""
+PARALLEL = ("processes", "threads")
+"""``--parallel`` values: those of :class:`gis_sw.batch.run.Parallel` (a test says so)."""
 
 
 @click.command(name="batch")
@@ -38,8 +40,17 @@ ENGINES = ("local", "dask")
     type=click.IntRange(min=1),
     default=2,
     show_default=True,
-    help="Threads screening chunks (shapely releases the GIL); with --engine dask and no "
-    "--scheduler, threads of the in-process cluster.",
+    help="Chunks screened at once: worker processes or threads (see --parallel); with "
+    "--engine dask and no --scheduler, the workers of the local cluster.",
+)
+@click.option(
+    "--parallel",
+    type=click.Choice(PARALLEL),
+    default="processes",
+    show_default=True,
+    help="How --workers run (local engine): processes, forked with the layers inherited "
+    "(Linux; threads elsewhere), or threads (shapely releases the GIL, the Python between "
+    "GEOS calls does not).",
 )
 @click.option(
     "--chunk-size",
@@ -53,7 +64,8 @@ ENGINES = ("local", "dask")
     type=click.Choice(ENGINES),
     default="local",
     show_default=True,
-    help="local: threads on this machine; dask: a Dask cluster.",
+    help="local: worker processes (or threads, --parallel) on this machine; dask: a Dask "
+    "cluster (without --scheduler, a local one of --workers processes).",
 )
 @click.option("--scheduler", default=None, help="Dask scheduler address (with --engine dask).")
 @click.option(
@@ -82,6 +94,7 @@ def command(  # noqa: PLR0917  # click passes every option by keyword
     proposals_path: Path | None,
     ruleset_name: str | None,
     workers: int,
+    parallel: str,
     chunk_size: int,
     engine: str,
     scheduler: str | None,
@@ -112,6 +125,9 @@ def command(  # noqa: PLR0917  # click passes every option by keyword
             if sys.stderr.isatty():
                 from tqdm import tqdm
 
+                # no monitor thread: worker processes are forked only where no other
+                # thread runs (gis_sw.batch.forked)
+                tqdm.monitor_interval = 0
                 width = shutil.get_terminal_size((80, 24)).columns  # 80 when the tty says 0
                 bar = tqdm(
                     total=plan.n_chunks,
@@ -132,6 +148,7 @@ def command(  # noqa: PLR0917  # click passes every option by keyword
                 proposals=proposals_path,
                 ruleset=ruleset_name,
                 workers=workers,
+                parallel=parallel,
                 chunk_size=chunk_size,
                 engine=engine,
                 scheduler=scheduler,
