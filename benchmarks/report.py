@@ -335,7 +335,8 @@ ISSUE_ROWS: tuple[IssueRow, ...] = (
         "5,000,000 parcels streamed (`--stream`), peak memory", "<= 8 GB", ({"goal_id": "state"},)
     ),
     IssueRow(
-        "the 100,000-parcel batch on `dask.distributed` (2 worker processes)",
+        "the 100,000-parcel batch on `dask.distributed` (`--engine dask`: a LocalCluster of "
+        "2 worker processes)",
         "within 1.1x of local, identical outputs",
         ({"goal_id": "dask"},),
     ),

@@ -50,7 +50,7 @@ def _goal_ids(args) -> set[str]:
     ids = {batch.goal_of(n, stream=False) for n in args.sizes}
     ids |= {batch.goal_of(n, stream=True) for n in args.stream_sizes}
     if args.dask_size:
-        ids |= {"dask", "dask-in-process"}
+        ids |= {"dask", "dask-scheduler"}
     if args.peer_size:
         ids |= {f"peer-{p}" for p in args.peers.split(",") if p != "ours"}
     return ids - {None}
@@ -104,7 +104,7 @@ def test_quick_plan_is_small():
     assert max(sizes) <= 5_000
     assert _goal_ids(args) | _goal_ids(state) == {
         "dask",
-        "dask-in-process",
+        "dask-scheduler",
         "peer-duckdb",
         "peer-postgis",
     }
