@@ -97,6 +97,11 @@ CLIP_MARGIN_FT = 1.0
 """How far beyond a lot's bounding box a piece is cut before its overlay with the lot: the
 cut edge never comes near the lot, so the overlay nodes the same crossings."""
 
+CLIP_SHARE = 0.5
+"""A piece is cut only when less than this share of its bounding box lies in the lot's
+(grown by the margin): a zone mostly inside the lot loses few vertices to the cut, which
+then costs more than it saves (measured on the irregular 100,000-parcel town)."""
+
 CLIP_MIN_VERTICES = 16
 """Pieces with fewer vertices than this (footprints, cells) go to the overlay whole."""
 
@@ -114,24 +119,20 @@ def clipped_pieces(pieces: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     big = np.flatnonzero(shapely.get_num_coordinates(pieces) >= CLIP_MIN_VERTICES)
     if len(big) == 0:
         return out
-    b = boxes[big]
+    b = boxes[big] + np.array([-CLIP_MARGIN_FT, -CLIP_MARGIN_FT, CLIP_MARGIN_FT, CLIP_MARGIN_FT])
     own = shapely.bounds(pieces[big])
-    reach = (
-        (own[:, 0] < b[:, 0] - CLIP_MARGIN_FT)
-        | (own[:, 1] < b[:, 1] - CLIP_MARGIN_FT)
-        | (own[:, 2] > b[:, 2] + CLIP_MARGIN_FT)
-        | (own[:, 3] > b[:, 3] + CLIP_MARGIN_FT)
-    )
+    width = np.minimum(own[:, 2], b[:, 2]) - np.maximum(own[:, 0], b[:, 0])
+    height = np.minimum(own[:, 3], b[:, 3]) - np.maximum(own[:, 1], b[:, 1])
+    kept = np.clip(width, 0.0, None) * np.clip(height, 0.0, None)
+    whole = (own[:, 2] - own[:, 0]) * (own[:, 3] - own[:, 1])
+    reach = kept < CLIP_SHARE * whole  # most of the piece's box lies off the lot's
     big, b = big[reach], b[reach]
     if len(big) == 0:
         return out
     cut = np.asarray(
         shapely.lib.clip_by_rect(
             pieces[big],
-            b[:, 0] - CLIP_MARGIN_FT,
-            b[:, 1] - CLIP_MARGIN_FT,
-            b[:, 2] + CLIP_MARGIN_FT,
-            b[:, 3] + CLIP_MARGIN_FT,
+            *b.T,
         ),
         dtype=object,
     )
