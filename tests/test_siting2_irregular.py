@@ -137,3 +137,24 @@ def test_a_lot_gets_the_same_bits_with_any_neighbours() -> None:
     assert sub_vehicle is not None
     assert np.array_equal(sub_roof, roof[pick])
     assert np.array_equal(sub_vehicle, vehicle[pick])
+
+
+def test_holes_covers_and_boxes_that_only_seem_to_hold_on_a_rotated_lot() -> None:
+    c, s = np.cos(np.radians(17.0)), np.sin(np.radians(17.0))
+    square = np.array([[0.0, 0.0], [150.0, 0.0], [150.0, 150.0], [0.0, 150.0]])
+    lot = shapely.Polygon(square @ np.array([[c, -s], [s, c]]).T + 5_000.0)
+    middle = shapely.get_coordinates(shapely.centroid(lot))
+    hole = buffer_like_geos(shapely.points(middle), 20.0, 32)  # strictly inside the lot
+    cover = shapely.buffer(lot, 5.0)  # holds the whole lot
+    # a ring round the lot: its box holds the lot's box, yet it takes only the lot's rim
+    ring = shapely.difference(shapely.buffer(lot, 30.0), shapely.buffer(lot, -3.0))
+    lots = np.array([lot])
+    for shared, expected in (
+        ([hole], 22_500.0 - shapely.area(hole[0])),
+        ([np.array([cover])], 0.0),
+        ([np.array([ring])], shapely.area(shapely.buffer(lot, -3.0))),
+    ):
+        roof, vehicle = siting_areas_of(lots, shared, None)
+        assert vehicle is None
+        assert abs(roof[0] - expected) < 1e-6
+    assert abs(shapely.area(lot) - 22_500.0) < 1e-6

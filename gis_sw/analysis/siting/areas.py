@@ -68,20 +68,35 @@ def _touching(
     return a[mine], b[mine]
 
 
+def _box_holds(outer: np.ndarray, inner: np.ndarray) -> np.ndarray:
+    """Return the mask of the rows where box ``outer`` holds box ``inner`` (edges included)."""
+    return (
+        (outer[:, 0] <= inner[:, 0])
+        & (outer[:, 1] <= inner[:, 1])
+        & (outer[:, 2] >= inner[:, 2])
+        & (outer[:, 3] >= inner[:, 3])
+    )
+
+
 def _pairs(inner: np.ndarray, pieces: np.ndarray, is_vehicle: np.ndarray) -> _Pairs:
     """Return the pairs of ``inner`` and ``pieces`` with what decides each one's path."""
     tree = shapely.STRtree(pieces)
     lot, piece = ordered_pairs(inner, pieces, tree, biggest_first=True)
+    # a shape holds another only if its box holds the other's: the exact predicates run on
+    # the pairs whose boxes allow it (most pairs cross, and their boxes show it)
+    lot_box, piece_box = shapely.bounds(inner)[lot], shapely.bounds(pieces)[piece]
     shapely.prepare(inner)
-    inside = shapely.contains_properly(inner[lot], pieces[piece])
+    inside = _box_holds(lot_box, piece_box)
+    inside[inside] = shapely.contains_properly(inner[lot[inside]], pieces[piece[inside]])
     at = np.flatnonzero(inside)
     a, b = _touching(pieces, tree, lot, piece, at)
     touch_shared = np.zeros(len(lot), dtype=bool)
     touch_any = np.zeros(len(lot), dtype=bool)
     touch_any[at[a]] = True
     touch_shared[at[a[~is_vehicle[b]]]] = True
-    shapely.prepare(pieces)
-    covers = shapely.covers(pieces[piece], inner[lot])
+    covers = _box_holds(piece_box, lot_box)
+    shapely.prepare(pieces[piece[covers]])
+    covers[covers] = shapely.covers(pieces[piece[covers]], inner[lot[covers]])
     return _Pairs(
         lot=lot,
         piece=piece,
