@@ -2,8 +2,8 @@
 
 Each builder takes the layers and the lots and returns the :class:`Part` polygons that take
 area away and the :class:`Note` reasons for ``review`` where a layer or value is missing.
-Only features within their setback of some lot are buffered (one STRtree ``dwithin``
-query per layer): a setback that cannot reach a lot costs nothing.
+Only features within their setback of some lot are buffered (STRtree ``intersects``, then
+``dwithin`` queries per layer): a setback that cannot reach a lot costs nothing.
 """
 
 from __future__ import annotations
@@ -23,12 +23,21 @@ VEHICLE_KINDS = ("wells", "wetlands", "water_bodies", "streams")
 
 
 def near_mask(geoms: np.ndarray, lots: shapely.STRtree, distance_ft: float) -> np.ndarray:
-    """Return the mask of the features within ``distance_ft`` of any lot (one query)."""
-    if len(geoms) == 0:
-        return np.zeros(0, dtype=bool)
-    hit, _ = lots.query(geoms, predicate="dwithin", distance=distance_ft)
+    """Return the mask of the features within ``distance_ft`` of any lot.
+
+    A feature that meets a lot (most buildings, septic fields and wells of a town stand on
+    one) is near: one ``intersects`` query decides those, about a third of the cost of a
+    ``dwithin``; the exact ``dwithin`` query runs on the rest only.  The same mask.
+    """
     mask = np.zeros(len(geoms), dtype=bool)
+    if len(geoms) == 0:
+        return mask
+    hit, _ = lots.query(geoms, predicate="intersects")
     mask[hit] = True
+    rest = np.flatnonzero(~mask)
+    if len(rest):
+        hit, _ = lots.query(geoms[rest], predicate="dwithin", distance=distance_ft)
+        mask[rest[hit]] = True
     return mask
 
 
