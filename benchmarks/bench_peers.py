@@ -378,7 +378,7 @@ def peer_row(name: str, n: int, info: dict | None, same: str, ours_rate: float) 
         note=f"figures vs ours: {same}",
     )
     if ours_rate:
-        row.update(against="gis_sw (--quick, 2 threads)", against_seconds=parcels / ours_rate)
+        row.update(against="gis_sw (--quick, 2 workers)", against_seconds=parcels / ours_rate)
     return row
 
 
