@@ -37,6 +37,7 @@ from gis_sw.analysis.overlay import area_by_key
 from gis_sw.batch.chunks import CONTEXT_KINDS
 from gis_sw.batch.run import ScreenResult
 from gis_sw.layers.layerset import LayerSet
+from gis_sw.layers.validate import GEOMETRY_TYPE_NAMES
 from gis_sw.outputs.atomic import atomic_path, check_all_writable, output_group, readable
 from gis_sw.outputs.csvcells import CSV_ENCODING, csv_frame
 from gis_sw.ruleset import Ruleset
@@ -66,16 +67,6 @@ def write_frame(frame: gpd.GeoDataFrame, path: Path, *, overwrite: bool) -> Path
     return path
 
 
-_TYPE_NAMES = {
-    0: "Point",
-    1: "LineString",
-    2: "LinearRing",
-    3: "Polygon",
-    4: "MultiPoint",
-    5: "MultiLineString",
-    6: "MultiPolygon",
-    7: "GeometryCollection",
-}
 _PROMOTE: dict[tuple[int, ...], Callable[..., Any]] = {
     (0, 4): shapely.multipoints,
     (1, 5): shapely.multilinestrings,
@@ -94,10 +85,10 @@ def gpkg_layer_type(geoms: np.ndarray) -> tuple[str, tuple[int, ...] | None]:
     """
     missing = shapely.is_missing(geoms)
     kinds = tuple(int(k) for k in np.unique(shapely.get_type_id(geoms)[~missing]))
-    kind = _TYPE_NAMES[kinds[0]] if len(kinds) == 1 else "Unknown"
+    kind = GEOMETRY_TYPE_NAMES[kinds[0]] if len(kinds) == 1 else "Unknown"
     promote = kinds if kinds in _PROMOTE else None
     if promote is not None:
-        kind = _TYPE_NAMES[promote[1]]
+        kind = GEOMETRY_TYPE_NAMES[promote[1]]
     present = geoms[~missing & ~shapely.is_empty(geoms)]
     if kind != "Unknown" and shapely.has_z(present).any():
         kind = f"{kind} Z"

@@ -206,7 +206,7 @@ def _wrong_types(
     allowed = ALLOWED_TYPES.get(spec.geometry)
     if allowed is None:
         return np.zeros(len(geoms), dtype=bool)
-    names = pd.Series(shapely.get_type_id(geoms)).map(_TYPE_NAMES)
+    names = pd.Series(shapely.get_type_id(geoms)).map(GEOMETRY_TYPE_NAMES)
     wrong = present & ~names.isin(allowed).to_numpy()
     if wrong.any():
         found = ", ".join(sorted(set(names[wrong])))
@@ -286,7 +286,7 @@ def strip_text(frame: gpd.GeoDataFrame, columns: Iterable[str]) -> gpd.GeoDataFr
     return out
 
 
-_TYPE_NAMES = {
+GEOMETRY_TYPE_NAMES = {
     -1: "None",
     0: "Point",
     1: "LineString",
@@ -297,6 +297,7 @@ _TYPE_NAMES = {
     6: "MultiPolygon",
     7: "GeometryCollection",
 }
+"""Shapely's geometry type ids (``-1``: missing) to the names GDAL and messages use."""
 
 
 def _has_m(geoms: np.ndarray) -> bool:
