@@ -84,14 +84,9 @@ def test_blank_ids_are_empty_required_values_named_by_row() -> None:
     frame = _parcels(["P-1", "  ", "", "\u3000", None, " P-6 "])
     validated, problems = validate_layer(frame, TOWN_LAYERS["parcels"], layer="parcels")
     assert validated is None
-    # as before the change: the three blanks (stripped to "") also repeat one id, and are
-    # named by that empty id, the missing one by its row
+    # a blank id is no id: not a repeated id '', and each is named by its row
     assert [p.message for p in problems] == [
-        "duplicate parcel_id: '' (3 times).",
-        (
-            "required column 'parcel_id' is empty for 4 feature(s): parcel_id , parcel_id , "
-            "parcel_id , row 5."
-        ),
+        "required column 'parcel_id' is empty for 4 feature(s): row 2, row 3, row 4, row 5.",
     ]
 
 

@@ -40,7 +40,7 @@ skipped features are left out, the rest are still named by the row a user can fi
 
 
 def feature_labels(frame: pd.DataFrame, id_column: str | None) -> pd.Series:
-    """Return a name for every feature: its id when present, else ``row N`` (from 1)."""
+    """Return a name for every feature: its id when present and not blank, else ``row N``."""
     numbers = (
         frame[SOURCE_ROW].to_numpy()
         if SOURCE_ROW in frame.columns
@@ -50,7 +50,8 @@ def feature_labels(frame: pd.DataFrame, id_column: str | None) -> pd.Series:
     rows = "row " + rows
     if id_column and id_column in frame.columns:
         ids = id_text(frame[id_column])
-        return (id_column + " " + ids).where(ids.notna(), rows)
+        named = ids.notna() & (ids.astype(object).fillna("").astype(str).str.len() > 0)
+        return (id_column + " " + ids).where(named, rows)  # a blank id names no feature
     return rows
 
 

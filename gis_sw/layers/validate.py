@@ -358,7 +358,9 @@ def _check_ids(frame: pd.DataFrame, spec: LayerSpec, name: str) -> list[Problem]
     if not column or column not in frame.columns or not spec.unique_id:
         return []
     ids = id_text(frame[column])
-    dup = ids[ids.notna() & ids.duplicated(keep=False)]
+    # a blank id (stripped to "") is no id: the required-values check names it by row
+    present = ids.notna() & (ids.astype(object).fillna("").astype(str).str.len() > 0)
+    dup = ids[present & ids.duplicated(keep=False)]
     if dup.empty:
         return []
     counts = dup.value_counts(sort=False)
