@@ -36,6 +36,8 @@ import pyarrow as pa
 import shapely
 from pyproj import CRS
 
+from gis_sw.layers.window import quoted
+
 __all__ = ["MAX_FIDS", "read_gpkg_rows"]
 
 MAX_FIDS = 10_000
@@ -65,10 +67,6 @@ class _Table:
     geometry: str
     fields: tuple[tuple[str, str], ...]
     crs: str
-
-
-def _quoted(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def _declared(decl: str) -> str | None:
@@ -101,7 +99,7 @@ def _describe(conn: sqlite3.Connection, table: str) -> _Table | None:
             "WHERE lower(g.table_name) = lower(?)",
             (table,),
         ).fetchall()
-        columns = conn.execute(f"PRAGMA table_info({_quoted(table)})").fetchall()
+        columns = conn.execute(f"PRAGMA table_info({quoted(table)})").fetchall()
     except sqlite3.Error:
         return None
     if len(geometry) != 1 or not columns:
@@ -208,19 +206,19 @@ def read_gpkg_rows(
     if described is None or (fids is not None and len(fids) > MAX_FIDS):
         return None
     names = [described.fid, described.geometry, *(name for name, _ in described.fields)]
-    fid = _quoted(described.fid)
+    fid = quoted(described.fid)
     where, bound = "", []
     if fids is not None:
         where = f"WHERE {fid} IN ({','.join('?' * len(fids))}) "
         bound = [int(f) for f in fids]
     query = (
-        f"SELECT {', '.join(_quoted(n) for n in names)} FROM {_quoted(table)} "  # noqa: S608
+        f"SELECT {', '.join(quoted(n) for n in names)} FROM {quoted(table)} "  # noqa: S608
         f"{where}ORDER BY {fid}"
     )
     try:
         if fids is None:
             (first, last) = conn.execute(
-                f"SELECT min({fid}), max({fid}) FROM {_quoted(table)}"  # noqa: S608
+                f"SELECT min({fid}), max({fid}) FROM {quoted(table)}"  # noqa: S608
             ).fetchone()
             if first is not None and last - first + 1 > MAX_FIDS:
                 return None

@@ -213,6 +213,14 @@ def _held_connection(path: Path) -> sqlite3.Connection | None:
     return conn
 
 
+def _table_connection(path: Path, table: str) -> sqlite3.Connection | None:
+    """Return the held connection of a GeoPackage with feature table ``table``, else None."""
+    layers = gpkg_layers(path)
+    if layers is None or table not in layers:
+        return None
+    return _held_connection(path)
+
+
 def gpkg_fields(path: Path, table: str) -> list[str] | None:
     """Return a GeoPackage feature table's attribute columns as GDAL lists its fields.
 
@@ -220,10 +228,7 @@ def gpkg_fields(path: Path, table: str) -> list[str] | None:
     table's order; read from SQLite without opening the file in GDAL.  None when ``path``
     is not a GeoPackage with that feature table, or its key is not one integer column.
     """
-    layers = gpkg_layers(path)
-    if layers is None or table not in layers:
-        return None
-    conn = _held_connection(path)
+    conn = _table_connection(path, table)
     if conn is None:
         return None
     try:
@@ -231,7 +236,7 @@ def gpkg_fields(path: Path, table: str) -> list[str] | None:
             "SELECT column_name FROM gpkg_geometry_columns WHERE lower(table_name) = lower(?)",
             (table,),
         ).fetchall()
-        columns = conn.execute(f"PRAGMA table_info({_quoted(table)})").fetchall()
+        columns = conn.execute(f"PRAGMA table_info({quoted(table)})").fetchall()
     except sqlite3.Error:
         return None
     keys = [c for c in columns if c[5]]
@@ -243,34 +248,32 @@ def gpkg_fields(path: Path, table: str) -> list[str] | None:
 
 def gpkg_has_rows(path: Path, table: str) -> bool | None:
     """Whether a GeoPackage feature table holds any row; None: not such a table."""
-    layers = gpkg_layers(path)
-    if layers is None or table not in layers:
-        return None
-    conn = _held_connection(path)
+    conn = _table_connection(path, table)
     if conn is None:
         return None
     try:
-        (found,) = conn.execute(f"SELECT EXISTS(SELECT 1 FROM {_quoted(table)})").fetchone()  # noqa: S608
+        (found,) = conn.execute(f"SELECT EXISTS(SELECT 1 FROM {quoted(table)})").fetchone()  # noqa: S608
     except sqlite3.Error:
         return None
     return bool(found)
 
 
-def _quoted(name: str) -> str:
+def quoted(name: str) -> str:
+    """Return an SQLite identifier in double quotes (inner quotes doubled)."""
     return '"' + name.replace('"', '""') + '"'
 
 
 def _layer_rows(conn: sqlite3.Connection, table: str, fids: np.ndarray) -> np.ndarray:
     """Rows (from 0) of ``fids`` in the whole layer, read in fid order as GDAL reads it."""
     first, last, count = conn.execute(
-        f"SELECT min(rowid), max(rowid), count(*) FROM {_quoted(table)}"  # noqa: S608 (quoted)
+        f"SELECT min(rowid), max(rowid), count(*) FROM {quoted(table)}"  # noqa: S608 (quoted)
     ).fetchone()
     if count == 0:
         return np.empty(0, dtype=np.int64)
     if last - first + 1 == count:  # fids 1..n, as GDAL writes them
         return fids - int(first)
     every = np.fromiter(
-        (r[0] for r in conn.execute(f"SELECT rowid FROM {_quoted(table)} ORDER BY rowid")),  # noqa: S608
+        (r[0] for r in conn.execute(f"SELECT rowid FROM {quoted(table)} ORDER BY rowid")),  # noqa: S608
         dtype=np.int64,
     )
     return np.searchsorted(every, fids)
@@ -289,9 +292,9 @@ def _all_indexed(conn: sqlite3.Connection, layer: GpkgLayer) -> int | None:
     try:
         # one aggregate a query: SQLite reads min or max alone off the b-tree, both together
         # by scanning the table
-        (first,) = conn.execute(f"SELECT min(rowid) FROM {_quoted(layer.table)}").fetchone()  # noqa: S608
-        (last,) = conn.execute(f"SELECT max(rowid) FROM {_quoted(layer.table)}").fetchone()  # noqa: S608
-        (entries,) = conn.execute(f"SELECT count(*) FROM {_quoted(shadow)}").fetchone()  # noqa: S608
+        (first,) = conn.execute(f"SELECT min(rowid) FROM {quoted(layer.table)}").fetchone()  # noqa: S608
+        (last,) = conn.execute(f"SELECT max(rowid) FROM {quoted(layer.table)}").fetchone()  # noqa: S608
+        (entries,) = conn.execute(f"SELECT count(*) FROM {quoted(shadow)}").fetchone()  # noqa: S608
     except sqlite3.Error:
         return None
     if first is None or entries != last - first + 1:
@@ -328,7 +331,7 @@ def gpkg_window_rows(path: Path, window: GpkgWindow) -> tuple[np.ndarray, np.nda
             (
                 r[0]
                 for r in conn.execute(
-                    f"SELECT id FROM {_quoted(layer.rtree)} "  # noqa: S608 (quoted identifier)
+                    f"SELECT id FROM {quoted(layer.rtree)} "  # noqa: S608 (quoted identifier)
                     "WHERE maxx >= ? AND minx <= ? AND maxy >= ? AND miny <= ?",
                     (minx, maxx, miny, maxy),
                 )
@@ -345,8 +348,8 @@ def gpkg_window_rows(path: Path, window: GpkgWindow) -> tuple[np.ndarray, np.nda
             (
                 r[0]
                 for r in conn.execute(
-                    f"SELECT rowid FROM {_quoted(layer.table)} "  # noqa: S608 (quoted)
-                    f"WHERE rowid NOT IN (SELECT id FROM {_quoted(layer.rtree)})"
+                    f"SELECT rowid FROM {quoted(layer.table)} "  # noqa: S608 (quoted)
+                    f"WHERE rowid NOT IN (SELECT id FROM {quoted(layer.rtree)})"
                 )
             ),
             dtype=np.int64,
