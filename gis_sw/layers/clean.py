@@ -314,7 +314,8 @@ def prefetch_whole_ids(entries: Iterable[LayerEntry]) -> None:
             except BaseException as exc:  # noqa: BLE001 (handed to the reader as it was raised)
                 future.set_exception(exc)
 
-    threading.Thread(target=run, name="gis_sw-whole-ids").start()
+    # a daemon: a command that ends early (an error in the proposals) does not wait for it
+    threading.Thread(target=run, name="gis_sw-whole-ids", daemon=True).start()
 
 
 @functools.lru_cache(maxsize=32)

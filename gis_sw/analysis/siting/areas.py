@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 import shapely
 
+from gis_sw.analysis.rect_clip import clip_by_boxes
 from gis_sw.analysis.siting.subtract import difference_rounds, ordered_pairs, polygon_pieces
 
 
@@ -144,13 +145,7 @@ def clipped_pieces(pieces: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     big, b = big[reach], b[reach]
     if len(big) == 0:
         return out
-    cut = np.asarray(
-        shapely.lib.clip_by_rect(
-            pieces[big],
-            *b.T,
-        ),
-        dtype=object,
-    )
+    cut = clip_by_boxes(pieces[big], b)
     good = shapely.is_valid(cut) & ~shapely.is_empty(cut)
     out[big[good]] = cut[good]
     return out
