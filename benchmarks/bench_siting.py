@@ -16,7 +16,9 @@ timed inside it, imports excluded):
    (no siting, no adjacent area), siting alone
    (:func:`gis_sw.analysis.siting.siting_areas` on every chunk) and the wetland adjacent
    area alone (:func:`gis_sw.analysis.bands.band_inside` on every chunk), so the share of
-   each is plain.
+   each is plain; and the one-thread screen's time inside GEOS calls alone (cProfile's own
+   time of shapely's overlays, buffers, predicates and tree queries): the part no Python
+   around GEOS can remove, half of it on each of 2 cores at best.
 
 The generated towns' lots are rectangles along the axes of the CRS, and real parcels are
 not: each of ``--irregular-sizes`` is run again on the town's copy with every parcel vertex
@@ -33,11 +35,14 @@ is shared: compare the ratios, measured in the same run, not the absolute times.
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
+import pstats
 import re
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,6 +87,9 @@ def parts(town: Path) -> dict[str, float]:
         started = time.perf_counter()
         screen_layers(layers, ruleset, options=RunOptions(workers=1, quick=quick))
         times[name] = time.perf_counter() - started
+    times["geos_1_thread"] = _geos_seconds(
+        lambda: screen_layers(layers, ruleset, options=RunOptions(workers=1))
+    )
     prepared, plan = plan_for(layers, ruleset, chunk_size=5000)
     context = {kind: layers.get(kind) for kind in KINDS if kind != "parcels"}
     source = ChunkSource(prepared.parcels, context, plan)
@@ -94,6 +102,29 @@ def parts(town: Path) -> dict[str, float]:
         _siting(chunk, ruleset)  # siting_areas on the chunk, as the batch calls it
         times["siting_1_thread"] += time.perf_counter() - started
     return times
+
+
+GEOS_MODULES = ("set_operations", "constructive", "predicates", "measurement")
+"""shapely's modules whose functions are one GEOS call over an array each."""
+
+
+def _geos_seconds(run: Callable[[], object]) -> float:
+    """Return the seconds ``run`` spends inside shapely's GEOS calls (cProfile, one thread).
+
+    The own time of shapely's overlay, buffer, predicate and measurement functions and of
+    the STRtree's queries: GEOS's work, which no Python around it can remove.  A lower
+    bound: ufuncs called straight from ``shapely.lib`` (the rectangle clips) are not
+    profiled, so not counted.
+    """
+    profile = cProfile.Profile()
+    profile.runcall(run)
+    stats = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+    total = 0.0
+    for (filename, _line, name), (_cc, _nc, own, _cum, _callers) in stats.items():
+        in_module = "shapely" in filename and any(m in filename for m in GEOS_MODULES)
+        if in_module or "shapely.lib.STRtree" in name:
+            total += own
+    return float(total)
 
 
 STAGES = re.compile(r"read ([\d.]+) s, screen ([\d.]+) s(?:, [a-z]+ [\d.]+ s)*?, write ([\d.]+) s")
@@ -148,7 +179,8 @@ def report(n: int, low: dict[str, float], ours: dict[str, float], split: dict[st
         f"{'':>9} one thread: screen {whole:.2f} s, quick {split['quick_1_thread']:.2f} s, "
         f"siting {split['siting_1_thread']:.2f} s = {split['siting_1_thread'] / whole:.0%} "
         f"of the screen, adjacent area {split['band_1_thread']:.2f} s = "
-        f"{split['band_1_thread'] / whole:.0%}",
+        f"{split['band_1_thread'] / whole:.0%}; GEOS calls alone "
+        f"{split.get('geos_1_thread', float('nan')):.2f} s",
         flush=True,
     )
 
@@ -187,6 +219,13 @@ def rows(
     whole, siting, band = (
         split[k] for k in ("screen_1_thread", "siting_1_thread", "band_1_thread")
     )
+    geos = split.get("geos_1_thread")
+    geos_note = (
+        ""
+        if geos is None
+        else f"; GEOS calls alone (overlays, buffers, predicates, tree queries; cProfile, a "
+        f"lower bound) {geos:.2f} s, {geos / 2:.2f} s if split perfectly over 2 cores"
+    )
     return [
         {
             "table": "batch screen vs the bare floor",
@@ -207,7 +246,7 @@ def rows(
             "against": "the same --quick (no siting)",
             "against_seconds": split["quick_1_thread"],
             "note": f"siting alone {siting:.2f} s = {siting / whole:.0%} of the screen, "
-            f"wetland adjacent area alone {band:.2f} s = {band / whole:.0%}",
+            f"wetland adjacent area alone {band:.2f} s = {band / whole:.0%}{geos_note}",
         },
     ]
 
