@@ -23,7 +23,7 @@ from shapely.geometry import box
 from gis_sw.analysis.bands import band_inside, band_left
 from gis_sw.batch.areas import constrained_area, merge_pieces
 from gis_sw.batch.chunks import ChunkSource
-from gis_sw.batch.parcels import _area_inside, _geoms, _keys
+from gis_sw.batch.parcels import _area_inside, _geoms, _keys, screen_chunk
 from gis_sw.batch.run import _context, plan_for
 from gis_sw.layers.build import make_layerset
 from gis_sw.ruleset import Ruleset
@@ -90,6 +90,29 @@ def test_band_left_area_and_constrained_equal_the_overlays_on_every_lot(
         crossing += int((some & (others != None)).sum())  # noqa: E711
     assert touched >= 20  # the town has lots in the band
     assert crossing >= 5  # and lots with the band and water or floodplain both
+
+
+def test_screen_rows_keep_the_figures_of_the_part_and_the_union(
+    chunks: list[object], ruleset: Ruleset
+) -> None:
+    # the batch's rows, against the construction they replaced (band_inside's part, then
+    # the union of the parts), to the printed hundredth on every lot
+    width = ruleset.resources.wetland_adjacent_area_ft
+    for chunk in chunks:
+        rows = screen_chunk(chunk, ruleset)  # type: ignore[arg-type]
+        parcels = _geoms(chunk.parcels)  # type: ignore[attr-defined]
+        ctx = chunk.context  # type: ignore[attr-defined]
+        wetland, _ = _area_inside(parcels, _geoms(ctx["wetlands"]))
+        band, part = band_inside(parcels, _geoms(ctx["wetlands"]), _keys(ctx["wetlands"]), width)
+        adjacent = np.round(np.maximum(band - wetland, 0.0), 2)
+        assert (rows["wetland_adjacent_sqft"].to_numpy() == adjacent).all()
+        union = part
+        for kind in ("water_bodies", "floodplain"):
+            union = merge_pieces(union, _area_inside(parcels, _geoms(ctx[kind]))[1])
+        constrained = np.nan_to_num(shapely.area(union).astype(np.float64))
+        assert (rows["constrained_sqft"].to_numpy() == np.round(constrained, 2)).all()
+        fraction = np.round(constrained / shapely.area(parcels), 4)
+        assert (rows["constrained_fraction"].to_numpy() == fraction).all()
 
 
 def _left(parcels: list[shapely.Geometry | None]) -> tuple[np.ndarray, np.ndarray]:

@@ -30,10 +30,18 @@ from those wetlands alone (an STRtree ``dwithin`` query) and gives the same area
 of the whole town, at the cost of a few wetlands instead of all of them.
 
 The batch's ``wetland_adjacent_sqft`` needs only each parcel's area inside the band
-(:func:`band_inside`): the wetland pieces within the band width of some parcel are buffered
+(:func:`band_left`): the wetland pieces within the band width of some parcel are buffered
 (the same buffers as :func:`adjacent_buffers`, one per piece), each cut to its parcel's
-bounding box, and subtracted from the parcel one round at a time; the part inside the band
-is the parcel less what is left.
+bounding box, and subtracted from the parcel one round at a time; the area inside the band
+is the parcel's area less the area of what is left (:func:`band_inside` also builds the
+part inside, the parcel less what is left: one more overlay per parcel the band cuts).  The
+two areas differ by floating-point rounding only: at most 2.6e-8 sq ft on every parcel of a
+generated 100,000-parcel town with irregular lots, none rounding to another hundredth.  What
+is left also gives the constrained share without a union of parts
+(:func:`gis_sw.batch.areas.constrained_area`).  On that town's one-thread screen the band
+and the constrained share took 0.82x the CPU of the part and the union (buffers, cuts and
+difference rounds are the rest: each buffer is built once per chunk, and a cut is linear in
+its buffer's vertices).
 
 Every user draws the band from here: SW106 (:mod:`gis_sw.analysis.permits`), the batch's
 ``wetland_adjacent_sqft``, the site map and the web map (which draw
