@@ -78,3 +78,54 @@ def merge_pieces(first: GeomArray, second: GeomArray) -> GeomArray:
     if two.any():
         both[two] = shapely.union(first[two], second[two])
     return both
+
+
+def constrained_area(
+    band_sqft: FloatArray, left: GeomArray | None, pieces: list[GeomArray]
+) -> FloatArray:
+    """Return each parcel's area in the union of the wetland band and ``pieces``.
+
+    Parameters
+    ----------
+    band_sqft
+        Each parcel's area inside the band (:func:`gis_sw.analysis.bands.band_left`).
+    left
+        What the band leaves of each parcel (empty where it covers it all), None where the
+        band covers none of it; None for the whole array without a wetlands layer (then
+        ``band_sqft`` is not read).
+    pieces
+        The parcels' parts inside the other layers (water bodies, floodplain), None where
+        none; they are unioned with :func:`merge_pieces`, in this order.
+
+    Returns
+    -------
+    ndarray
+        The band's area plus the area of the other parts outside it, as the area of the
+        union of the band's part and the others would be (to floating-point rounding), but
+        with one overlay only where the others and what the band left both exist and
+        cross: a parcel without band gets the area of the others' union, and one the band
+        covers (or whose others lie inside it) the band's area.
+    """
+    first = pieces[0] if pieces else np.full(len(band_sqft), None, dtype=object)
+    others: GeomArray = np.full(len(first), None, dtype=object)
+    for piece in pieces:
+        others = merge_pieces(others, piece)
+    area: FloatArray = np.nan_to_num(shapely.area(others).astype(np.float64))
+    if left is None:
+        return area
+    banded = left != None  # noqa: E711
+    area[banded] = band_sqft[banded]
+    both = np.flatnonzero(banded & (others != None))  # noqa: E711
+    both = both[~shapely.is_empty(left[both])]
+    if len(both) == 0:
+        return area
+    rest, more = left[both], others[both]
+    shapely.prepare(rest)
+    meets = shapely.intersects(rest, more)
+    rest, more, both = rest[meets], more[meets], both[meets]
+    within = shapely.covers(rest, more)  # the others all outside the band: no overlay
+    outside = np.empty(len(both), dtype=np.float64)
+    outside[within] = shapely.area(more[within])
+    outside[~within] = shapely.area(shapely.intersection(rest[~within], more[~within]))
+    area[both] += outside
+    return area

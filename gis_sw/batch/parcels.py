@@ -19,10 +19,12 @@ Per parcel (all areas in sq ft of the working CRS, rounded to 0.01):
     Mapped resources on the parcel (overlaps counted once).  The wetland adjacent area is
     the band within ``ruleset.resources.wetland_adjacent_area_ft`` of a wetland, wetland
     excluded: the union of :func:`gis_sw.analysis.bands.adjacent_buffers` inside the
-    parcel, measured by :func:`gis_sw.analysis.bands.band_inside` from the wetland pieces
+    parcel, measured by :func:`gis_sw.analysis.bands.band_left` from the wetland pieces
     within the band width of it alone.
 ``constrained_sqft`` / ``constrained_fraction``
-    The union of wetland, wetland adjacent area, water body and floodplain on the parcel.
+    The union of wetland, wetland adjacent area, water body and floodplain on the parcel:
+    the band's area plus the water body and floodplain parts outside the band
+    (:func:`gis_sw.batch.areas.constrained_area`).
 ``wells_near`` / ``septic_fields_near``
     Wells and septic fields on the parcel or within ``near_ft`` of it
     (``ruleset.devices.vehicle_traffic_ft``, 50 ft), by exact distance.
@@ -62,7 +64,7 @@ import numpy as np
 import pandas as pd
 import shapely
 
-from gis_sw.analysis.bands import band_inside
+from gis_sw.analysis.bands import band_left
 from gis_sw.analysis.distances import grown_radius
 from gis_sw.analysis.overlay import area_by_key
 from gis_sw.analysis.siting import DeviceClass, siting_areas
@@ -70,8 +72,8 @@ from gis_sw.batch.areas import (
     FloatArray,
     GeomArray,
     IntArray,
+    constrained_area,
     count_within,
-    merge_pieces,
 )
 from gis_sw.batch.chunks import CONTEXT_KINDS, Chunk
 from gis_sw.layers.geoms import unlocated
@@ -185,14 +187,18 @@ def _adjacent(
     parcels: GeomArray,
     wetlands: gpd.GeoDataFrame | None,
     ruleset: Ruleset,
-    pieces: list[GeomArray],
+    left_over: list[GeomArray],
 ) -> FloatArray:
-    """Return each parcel's band area, wetland in (NaN without wetlands); keep its part."""
+    """Return each parcel's band area, wetland in (NaN without wetlands).
+
+    What the band leaves of each parcel (:func:`gis_sw.analysis.bands.band_left`) is
+    appended to ``left_over``, for the constrained share.
+    """
     if wetlands is None:
         return np.full(len(parcels), np.nan)
     width = ruleset.resources.wetland_adjacent_area_ft
-    area, part = band_inside(parcels, _geoms(wetlands), _keys(wetlands), width)
-    pieces.append(part)  # for the constrained union
+    area, left = band_left(parcels, _geoms(wetlands), _keys(wetlands), width)
+    left_over.append(left)  # for the constrained share
     return area
 
 
@@ -359,21 +365,21 @@ def screen_chunk(chunk: Chunk, ruleset: Ruleset, *, quick: bool = False) -> pd.D
 
     out["wetland_sqft"] = layer_area("wetlands")
     pieces.clear()  # the wetland itself lies inside its adjacent area
+    left_over: list[GeomArray] = []  # what the band leaves of each parcel
+    band = np.full(n, np.nan)
     if quick:
         out["wetland_adjacent_sqft"] = np.nan
     else:
-        band = _adjacent(geoms, ctx.get("wetlands"), ruleset, pieces)
+        band = _adjacent(geoms, ctx.get("wetlands"), ruleset, left_over)
         out["wetland_adjacent_sqft"] = np.maximum(band - out["wetland_sqft"].to_numpy(), 0.0)
     out["water_body_sqft"] = layer_area("water_bodies")
     out["floodplain_sqft"] = layer_area("floodplain")
     if quick:
         out["constrained_sqft"] = np.nan
     else:
-        # the constrained part: union of the pieces already cut, no new intersections
-        constrained: GeomArray = np.full(n, None, dtype=object)
-        for piece in pieces:
-            constrained = merge_pieces(constrained, piece)
-        out["constrained_sqft"] = np.nan_to_num(shapely.area(constrained).astype(np.float64))
+        # the band's area plus the pieces already cut outside it (one overlay at most)
+        left = left_over[0] if left_over else None
+        out["constrained_sqft"] = constrained_area(band, left, pieces)
     area = out["area_sqft"].to_numpy()
     with np.errstate(invalid="ignore", divide="ignore"):
         fraction = np.where(area > 0, out["constrained_sqft"].to_numpy() / area, np.nan)
