@@ -25,6 +25,8 @@ import numpy as np
 import pandas as pd
 import shapely
 
+from gis_sw.analysis.rect_clip import clip_by_boxes
+
 __all__ = [
     "MANY_PARTS",
     "Pieces",
@@ -93,8 +95,7 @@ def clip_to_subjects(features: np.ndarray, subjects: np.ndarray) -> np.ndarray:
         return features
     out = features.copy()
     bounds = shapely.bounds(subjects[big])
-    # shapely.clip_by_rect takes one rectangle; its ufunc takes one per feature, in one call
-    cut = np.asarray(shapely.lib.clip_by_rect(features[big], *bounds.T), dtype=object)
+    cut = clip_by_boxes(features[big], bounds)  # one rectangle per feature, in one call
     good = shapely.is_valid(cut)
     out[big[good]] = cut[good]
     return out
