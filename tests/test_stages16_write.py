@@ -190,3 +190,22 @@ def test_with_another_thread_running_the_task_runs_here_when_asked() -> None:
     finally:
         stop.set()
         other.join()
+
+
+def test_the_rendered_page_is_the_written_page(ruleset, tmp_path: Path) -> None:
+    frames = synthetic_frames(120, seed=2)
+    parcels = frames["parcels"].assign(result=["fail", "pass", "review", "required"] * 30)
+    written = overview.write_overview(tmp_path / "o.png", parcels, ruleset=ruleset, dpi=80)
+    rendered = overview.render_overview(parcels, ruleset=ruleset, fmt="png", dpi=80)
+    assert written.read_bytes() == rendered
+    assert rendered.startswith(b"\x89PNG")
+    pdf = overview.render_overview(parcels, ruleset=ruleset, fmt="pdf", dpi=80)
+    assert pdf.startswith(b"%PDF")
+
+
+def test_render_refuses_a_format_it_cannot_write(ruleset) -> None:
+    parcels = synthetic_frames(10, seed=2)["parcels"].assign(result="pass")
+    with pytest.raises(
+        OutputError, match=r"overview map overview\.svg: use a \.png or \.pdf name\."
+    ):
+        overview.render_overview(parcels, ruleset=ruleset, fmt="svg")

@@ -373,7 +373,7 @@ def finish_overview(drawing: Aside[bytes], path: Path, *, parcels: int, overwrit
     data = drawing.result()
     with atomic_path(path, overwrite=overwrite) as tmp:
         tmp.write_bytes(data)
-    log.info("overview map %s: %d parcels", path, parcels)
+    logging.getLogger(OVERVIEW_MODULE).info("overview map %s: %d parcels", path, parcels)
     return path
 
 
