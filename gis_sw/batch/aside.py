@@ -113,8 +113,10 @@ class Aside(Generic[T]):
                 if not chunk:
                     break
                 chunks.append(chunk)
-        finally:
-            status = self._reap()
+        except BaseException:  # interrupted (Ctrl-C): the child is not waited for
+            self.cancel()
+            raise
+        status = self._reap()
         data = b"".join(chunks)
         if not data or status != 0:
             log.warning(
