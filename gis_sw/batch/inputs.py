@@ -20,7 +20,13 @@ from gis_sw.ruleset import Ruleset
 BATCH_KINDS: tuple[str, ...] = ("parcels", *CONTEXT_KINDS)
 
 
-def read_town(source: str | Path, *, ruleset: Ruleset, everything: bool) -> LayerSet:
+READ_THREADS = 2
+"""Vector layers a batch reads at once (:func:`gis_sw.layers.read.read_layers`)."""
+
+
+def read_town(
+    source: str | Path, *, ruleset: Ruleset, everything: bool, threads: int = READ_THREADS
+) -> LayerSet:
     """Return the town layers for a batch run: all of them, or only :data:`BATCH_KINDS`.
 
     Raises
@@ -32,4 +38,6 @@ def read_town(source: str | Path, *, ruleset: Ruleset, everything: bool) -> Laye
     """
     # one reader for both (realdata): declared absences, filters, skipped features and
     # coverage are read the same way as read_layers
-    return read_layers(source, ruleset=ruleset, kinds=None if everything else BATCH_KINDS)
+    return read_layers(
+        source, ruleset=ruleset, kinds=None if everything else BATCH_KINDS, threads=threads
+    )

@@ -19,6 +19,7 @@ Every file is written atomically (:func:`gis_sw.outputs.atomic.atomic_path`).
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import logging
@@ -34,6 +35,7 @@ import pyarrow.parquet as pq
 import shapely
 
 from gis_sw.analysis.overlay import area_by_key
+from gis_sw.batch.aside import Aside, start_aside
 from gis_sw.batch.chunks import CONTEXT_KINDS
 from gis_sw.batch.run import ScreenResult
 from gis_sw.layers.layerset import LayerSet
@@ -319,20 +321,59 @@ def summary_table(
     )
 
 
+OVERVIEW_MODULE = "gis_sw.outputs.maps.overview"
+
+
+def _overview_available() -> bool:
+    try:
+        found = importlib.util.find_spec(OVERVIEW_MODULE) is not None
+    except ModuleNotFoundError:
+        found = False
+    if not found:
+        log.warning("overview map skipped: %s is not available", OVERVIEW_MODULE)
+    return found
+
+
 def write_overview_map(
     path: Path, parcels: gpd.GeoDataFrame, *, ruleset: Ruleset, overwrite: bool
 ) -> Path | None:
     """Write the townwide overview map from :mod:`gis_sw.outputs.maps.overview`, if present."""
-    name = "gis_sw.outputs.maps.overview"
-    try:
-        found = importlib.util.find_spec(name) is not None
-    except ModuleNotFoundError:
-        found = False
-    if not found:
-        log.warning("overview map skipped: %s is not available", name)
+    if not _overview_available():
         return None
-    module = importlib.import_module(name)
+    module = importlib.import_module(OVERVIEW_MODULE)
     module.write_overview(path, parcels, ruleset=ruleset, overwrite=overwrite)
+    return path
+
+
+def _render_overview_png(parcels: gpd.GeoDataFrame, ruleset: Ruleset) -> bytes:
+    """Return the bytes of ``overview.png`` (importing the maps module where it runs)."""
+    module = importlib.import_module(OVERVIEW_MODULE)
+    data: bytes = module.render_overview(parcels, ruleset=ruleset, fmt="png")
+    return data
+
+
+def start_overview(parcels: gpd.GeoDataFrame, ruleset: Ruleset) -> Aside[bytes] | None:
+    """Start drawing ``overview.png`` aside (a forked child, :mod:`gis_sw.batch.aside`).
+
+    None when the maps module is not available (the map is skipped, with a warning).
+    """
+    if not _overview_available():
+        return None
+    return start_aside(functools.partial(_render_overview_png, parcels, ruleset))
+
+
+def finish_overview(drawing: Aside[bytes], path: Path, *, parcels: int, overwrite: bool) -> Path:
+    """Write the page ``drawing`` rendered to ``path`` atomically; raise what drawing raised.
+
+    Raises
+    ------
+    OutputError
+        As :func:`gis_sw.outputs.maps.overview.write_overview` (the same messages).
+    """
+    data = drawing.result()
+    with atomic_path(path, overwrite=overwrite) as tmp:
+        tmp.write_bytes(data)
+    logging.getLogger(OVERVIEW_MODULE).info("overview map %s: %d parcels", path, parcels)
     return path
 
 
@@ -401,8 +442,43 @@ def _write_batch_set(
     formats: tuple[str, ...],
     overview: bool,
 ) -> dict[str, Path]:
-    written: dict[str, Path] = {}
     parcels = parcels_frame(result, ruleset.working_crs)
+    drawing = start_overview(parcels, ruleset) if overview else None
+    try:
+        written = _write_parcel_files(
+            out_dir,
+            result,
+            layers,
+            parcels,
+            findings=findings,
+            disturbance=disturbance,
+            overwrite=overwrite,
+            formats=formats,
+        )
+        if drawing is not None:  # last, as always: an earlier error wins
+            path = out_dir / "overview.png"
+            written[path.name] = finish_overview(
+                drawing, path, parcels=len(parcels), overwrite=overwrite
+            )
+    finally:
+        if drawing is not None:
+            drawing.cancel()  # after an earlier error: the child's work is discarded
+    return written
+
+
+def _write_parcel_files(
+    out_dir: Path,
+    result: ScreenResult,
+    layers: LayerSet,
+    parcels: gpd.GeoDataFrame,
+    *,
+    findings: gpd.GeoDataFrame | None,
+    disturbance: gpd.GeoDataFrame | None,
+    overwrite: bool,
+    formats: tuple[str, ...],
+) -> dict[str, Path]:
+    """Write every output but the overview map, in their order; return name to path."""
+    written: dict[str, Path] = {}
     for fmt in formats:
         target = out_dir / f"parcels.{fmt}"
         if fmt != "gpkg":
@@ -430,12 +506,6 @@ def _write_batch_set(
     with atomic_path(out_dir / "summary.csv", overwrite=overwrite) as tmp:
         csv_frame(summary).to_csv(tmp, index=False, encoding=CSV_ENCODING)
     written["summary.csv"] = out_dir / "summary.csv"
-    if overview:
-        overview_path = write_overview_map(
-            out_dir / "overview.png", parcels, ruleset=ruleset, overwrite=overwrite
-        )
-        if overview_path is not None:
-            written["overview.png"] = overview_path
     return written
 
 

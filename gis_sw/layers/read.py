@@ -125,6 +125,7 @@ def inspect_layers(
     windows: Mapping[str, Bounds] | None = None,
     extents: Mapping[str, Bounds] | None = None,
     keep: Callable[[str, gpd.GeoDataFrame], gpd.GeoDataFrame] | None = None,
+    threads: int | None = None,
 ) -> LayerInspection:
     """Read and validate every layer of a source, collecting problems instead of raising.
 
@@ -134,7 +135,9 @@ def inspect_layers(
     read over the extent of the vectors read, but those in :data:`TOWN_WIDE_RASTERS` over
     the town's: ``extents`` gives, by kind, the whole extent of the layers read by window.
     ``keep`` (kind, frame) returns what to hold of each vector layer read (``gis-sw batch
-    --stream`` spills it to disk and keeps no rows).
+    --stream`` spills it to disk and keeps no rows).  ``threads``: how many vector layers
+    are read at once (None: :data:`READ_THREADS`; always one with ``keep``, which must see
+    each layer before the next is read).
 
     Raises
     ------
@@ -157,6 +160,7 @@ def inspect_layers(
         working_crs=ruleset.working_crs,
         strict=strict,
         windows=windows or {},
+        threads=1 if keep is not None else threads or READ_THREADS,
     )
     for kind, entry in entries:
         try:
@@ -197,13 +201,20 @@ def inspect_layers(
 
 
 READ_THREADS = 1
-"""Threads reading a source's vector layers at once (1: one after the other).  Decoding
-(Arrow, WKB), GEOS's validity test and GDAL release the GIL, but the validation's pandas
-steps hold it: on this 2-core machine shared with other work, two threads read the eight
-layers of a 100,000-parcel town in no less wall time and about 0.13 s more CPU (0.80 s
-against 0.67 s), so one is the default (and with more, every layer is held read before
-the first is kept: ``--stream`` would hold the town).  Either way each layer is read,
-checked and reported exactly as alone, and the results are taken in the manifest's order."""
+"""Threads reading a source's vector layers at once when the caller does not say (1: one
+after the other): ``gis-sw check`` reads a few small windows, where a pool only adds its
+start.  ``gis-sw batch`` reads with two (:data:`gis_sw.batch.inputs.READ_THREADS`).
+Decoding (Arrow), GEOS's validity test and GDAL release the GIL, but WKB decoding into
+shapely objects and the validation's pandas steps hold it: ``py-spy --gil`` finds a
+one-thread read of the 100,000-parcel town holding the GIL 68% of its time.  Measured
+there (issue 16): one thread 0.71-0.92 s CPU; two threads 0.31-0.43 s and 0.38-0.58 s CPU
+each (the process 0.1 s more, GIL hand-offs), so on an idle second core the read's
+critical path is the GIL-held part, about 0.5 s, plus the serial rest (coverage, reports);
+on the loaded shared machine two threads were no faster in wall time.  With ``keep``
+(``--stream``) the layers are read one at a time whatever is asked: with more, every
+layer is held read before the first is kept.  Either way each layer is read, checked and
+reported exactly as alone, and the results (and problems) are taken in the manifest's
+order."""
 
 
 def _read_vectors(
@@ -212,6 +223,7 @@ def _read_vectors(
     working_crs: CRS,
     strict: bool,
     windows: Mapping[str, Bounds],
+    threads: int,
 ) -> dict[str, Callable[[], tuple[gpd.GeoDataFrame, LayerReport, bool]]]:
     """Return, by kind, what reads each vector layer (:func:`read_vector_window`).
 
@@ -227,9 +239,9 @@ def _read_vectors(
             entry, working_crs=working_crs, strict=strict, window=windows.get(entry.kind)
         )
 
-    if len(entries) < 2 or READ_THREADS < 2:
+    if len(entries) < 2 or threads < 2:
         return {kind: functools.partial(read, entry) for kind, entry in entries}
-    with ThreadPoolExecutor(min(READ_THREADS, len(entries))) as pool:
+    with ThreadPoolExecutor(min(threads, len(entries))) as pool:
         futures = {kind: pool.submit(read, entry) for kind, entry in entries}
     return {kind: future.result for kind, future in futures.items()}
 
@@ -241,6 +253,7 @@ def read_layers(
     strict: bool = False,
     kinds: Iterable[str] | None = None,
     windows: Mapping[str, Bounds] | None = None,
+    threads: int | None = None,
 ) -> LayerSet:
     """Read, reproject and validate the town layers of a source.
 
@@ -258,6 +271,9 @@ def read_layers(
     windows
         By kind, a box (working CRS): read only the layer's features whose envelope meets
         it, where the source can filter so (:mod:`gis_sw.layers.window_read`).
+    threads
+        Vector layers read at once (None: :data:`READ_THREADS`); the layers, reports and
+        problems are the same whatever the number.
 
     Raises
     ------
@@ -268,7 +284,7 @@ def read_layers(
         required layers, duplicate ids, null geometries, bad values, no CRS ...).
     """
     inspection = inspect_layers(
-        source, ruleset=ruleset, strict=strict, kinds=kinds, windows=windows
+        source, ruleset=ruleset, strict=strict, kinds=kinds, windows=windows, threads=threads
     )
     return layerset_of(inspection)
 

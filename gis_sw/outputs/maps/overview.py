@@ -19,6 +19,7 @@ The classes, counts and legend entries are :mod:`..overview_legend`'s.
 from __future__ import annotations
 
 import datetime as dt
+import io
 import logging
 import math
 from collections.abc import Callable
@@ -199,42 +200,55 @@ class OverviewCanvas:
         OutputError
             When the file exists without ``overwrite`` or the suffix is not .png or .pdf.
         """
+        data = self.render(ruleset=ruleset, fmt=_page_format(path), title=title)
+        return write_rendered(path, data, parcels=self.tally.parcels, overwrite=overwrite)
+
+    def render(self, *, ruleset: Ruleset, fmt: str = "png", title: str | None = None) -> bytes:
+        """Return the bytes of the page :meth:`write` writes (``fmt``: ``png`` or ``pdf``)."""
         image = self.image()
         (x0, x1), (y0, y1) = self._xlim, self._ylim
 
         def draw(ax: Axes) -> None:
             ax.imshow(image, extent=(x0, x1, y0, y1), interpolation="none", zorder=1)
 
-        return _page(
-            path,
+        return _page_bytes(
             draw,
+            fmt=fmt,
             tally=self.tally,
             bounds=self.bounds,
             crs=self.crs,
             ruleset=ruleset,
-            overwrite=overwrite,
             title=title,
             dpi=self.dpi,
         )
 
 
-def _page(
-    path: str | Path,
+def _page_format(path: str | Path) -> str:
+    """Return ``png`` or ``pdf``, the format ``path``'s suffix names.
+
+    Raises
+    ------
+    OutputError
+        For any other suffix.
+    """
+    fmt = Path(path).suffix.lower().lstrip(".")
+    if fmt not in ("png", "pdf"):
+        raise OutputError(f"overview map {Path(path)}: use a .png or .pdf name.")
+    return fmt
+
+
+def _page_bytes(
     draw: Callable[[Axes], None],
     *,
+    fmt: str,
     tally: _Tally,
     bounds: tuple[float, float, float, float] | None,
     crs: Any,
     ruleset: Ruleset,
-    overwrite: bool,
     title: str | None,
     dpi: int,
-) -> Path:
-    """Lay out the page around what ``draw`` puts in the map frame, and save it."""
-    target = Path(path)
-    fmt = target.suffix.lower().lstrip(".")
-    if fmt not in ("png", "pdf"):
-        raise OutputError(f"overview map {target}: use a .png or .pdf name.")
+) -> bytes:
+    """Lay out the page around what ``draw`` puts in the map frame; return it saved."""
     fig = Figure(figsize=FIGSIZE_IN, dpi=100)
     FigureCanvasAgg(fig)
     ax = fig.add_axes(MAP_AXES)
@@ -271,10 +285,9 @@ def _page(
         )
         run = dt.datetime.now(tz=dt.UTC).date().isoformat()
         fig.text(0.04, 0.035, f"Run date {run}. {DISCLAIMER}.", fontsize=8, fontweight="bold")
-        with atomic_path(target, overwrite=overwrite) as tmp:
-            fig.savefig(tmp, format=fmt, dpi=dpi)
-    log.info("overview map %s: %d parcels", target, tally.parcels)
-    return target
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format=fmt, dpi=dpi)
+    return buffer.getvalue()
 
 
 def write_overview(
@@ -323,8 +336,48 @@ def write_overview(
         When the file exists without ``overwrite``, the suffix is not .png or .pdf, or the
         result column is missing.
     """
-    if Path(path).suffix.lower() not in (".png", ".pdf"):
-        raise OutputError(f"overview map {Path(path)}: use a .png or .pdf name.")
+    fmt = _page_format(path)
+    data = render_overview(
+        parcels_with_result, ruleset=ruleset, fmt=fmt, title=title, dpi=dpi, vector=vector
+    )
+    return write_rendered(path, data, parcels=len(parcels_with_result), overwrite=overwrite)
+
+
+def write_rendered(path: str | Path, data: bytes, *, parcels: int, overwrite: bool) -> Path:
+    """Write a page :func:`render_overview` returned, atomically (``parcels``: for the log).
+
+    Raises
+    ------
+    OutputError
+        When the file exists without ``overwrite``, or cannot be written.
+    """
+    target = Path(path)
+    with atomic_path(target, overwrite=overwrite) as tmp:
+        tmp.write_bytes(data)
+    log.info("overview map %s: %d parcels", target, parcels)
+    return target
+
+
+def render_overview(
+    parcels_with_result: gpd.GeoDataFrame,
+    *,
+    ruleset: Ruleset,
+    fmt: str = "png",
+    title: str | None = None,
+    dpi: int = 150,
+    vector: bool | None = None,
+) -> bytes:
+    """Return the bytes of the page :func:`write_overview` writes, in ``fmt`` (png or pdf).
+
+    It reads no file and writes none, so it can run aside (``gis-sw batch`` draws it in a
+    forked process while the parcels are written, :mod:`gis_sw.batch.aside`).
+
+    Raises
+    ------
+    OutputError
+        When ``fmt`` is not png or pdf, or the result column is missing.
+    """
+    fmt = _page_format(f"overview.{fmt}")
     column = result_column(parcels_with_result)
     by_class = all(c in parcels_with_result.columns for c in CLASS_COLUMNS)
     crs = parcels_with_result.crs
@@ -334,25 +387,23 @@ def write_overview(
         else None
     )
     if vector is None:
-        pdf = Path(path).suffix.lower() == ".pdf"
-        vector = pdf and len(parcels_with_result) <= VECTOR_MAX_PARCELS
+        vector = fmt == "pdf" and len(parcels_with_result) <= VECTOR_MAX_PARCELS
     if bounds is not None and not vector:
         canvas = OverviewCanvas(bounds, crs=crs, by_class=by_class, column=column, dpi=dpi)  # type: ignore[arg-type]
         canvas.add(parcels_with_result)
-        return canvas.write(path, ruleset=ruleset, overwrite=overwrite, title=title)
+        return canvas.render(ruleset=ruleset, fmt=fmt, title=title)
     tally = _Tally(by_class=by_class)
 
     def draw(ax: Axes) -> None:
         _draw_parcels(ax, parcels_with_result, tally, column)
 
-    return _page(
-        path,
+    return _page_bytes(
         draw,
+        fmt=fmt,
         tally=tally,
         bounds=bounds,  # type: ignore[arg-type]
         crs=crs,
         ruleset=ruleset,
-        overwrite=overwrite,
         title=title,
         dpi=dpi,
     )
@@ -402,7 +453,9 @@ __all__ = [
     "RESULT_ORDER",
     "OverviewCanvas",
     "constraint_classes",
+    "render_overview",
     "result_counts",
     "scale_bar_length_ft",
     "write_overview",
+    "write_rendered",
 ]
