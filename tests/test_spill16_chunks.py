@@ -194,3 +194,23 @@ def test_streamed_run_with_parcels_listed_last_equals_the_whole_run(tmp_path: Pa
         assert (tmp_path / "whole" / name).read_bytes() == (
             tmp_path / "streamed" / name
         ).read_bytes()
+
+
+def test_threaded_spill_writes_the_same_files_and_hashes(tmp_path: Path) -> None:
+    """Hashing beside the spill and cutting on two threads changes no byte."""
+    from gis_sw.batch.fingerprint import layer_hash
+
+    frames = _town_with_odd_rows(300, seed=6)
+    spilled = {}
+    for workers in (1, 2):
+        folder = tmp_path / f"w{workers}"
+        folder.mkdir()
+        spiller = Spiller(folder, 50, 120.0, hash_layer=layer_hash, workers=workers)
+        for kind in ("wetlands", "parcels", "wells", "buildings", "zoning"):
+            spiller(kind, frames[kind])
+        assert spiller.hashes == {k: layer_hash(frames[k]) for k in spiller.hashes}
+        spilled[workers] = {p.name: p.read_bytes() for p in folder.iterdir()}
+    assert sorted(spilled[1]) == sorted(spilled[2])
+    assert len(spilled[1]) == 5
+    for name, data in spilled[1].items():
+        assert data == spilled[2][name], name

@@ -33,6 +33,7 @@ sees).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from concurrent.futures import Executor, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -144,16 +145,17 @@ def spill_groups(
     sizes = np.array([len(rows) for rows in groups], dtype=np.int64)
     geoms = np.asarray(frame.geometry.to_numpy(), dtype=object)
     table = pa.Table.from_pandas(pd.DataFrame(frame.drop(columns=geometry)), preserve_index=False)
+    table = table.append_column(ROW, pa.array(np.arange(len(frame), dtype=np.int64)))
     table = table.append_column(GEOMETRY, pa.array(shapely.to_wkb(geoms), pa.binary()))
-    table = table.take(pa.array(order))
-    table = table.add_column(table.num_columns - 1, ROW, pa.array(order, type=pa.int64()))
     starts = np.r_[0, np.cumsum(sizes)[:-1]]
     bounds = _groups_bounds(shapely.bounds(geoms)[order], starts, sizes)
     with pq.ParquetWriter(
         str(path), table.schema, compression=SPILL_COMPRESSION, use_dictionary=False
     ) as writer:
-        for start, size in zip(starts.tolist(), sizes.tolist(), strict=True):
-            writer.write_table(table.slice(start, size), row_group_size=max(1, size))
+        # one group taken at a time: never a second copy of the whole layer
+        for rows in groups:
+            part = table.take(pa.array(np.asarray(rows, dtype=np.int64)))
+            writer.write_table(part, row_group_size=max(1, len(part)))
     return SpilledLayer(
         path=str(path), bounds=bounds, template=template, crs=crs, by_chunk=by_chunk
     )
@@ -349,6 +351,7 @@ class Spiller:
     halo_ft: float
     hash_layer: Callable[[gpd.GeoDataFrame], str]
     group_rows: int = GROUP_ROWS
+    workers: int = 1
     spilled: dict[str, SpilledLayer] = field(default_factory=dict)
     hashes: dict[str, str] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
@@ -356,9 +359,33 @@ class Spiller:
     plan: ChunkPlan | None = None
 
     def __call__(self, kind: str, frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
-        """Spill one layer; return it with no rows."""
-        self.hashes[kind] = self.hash_layer(frame)
+        """Spill one layer; return it with no rows.
+
+        With ``workers`` above 1 the layer is hashed on a thread of its own while it is
+        prepared and spilled (neither changes the frame or prepares a geometry; GEOS,
+        hashing and Arrow release the GIL), and big polygons are cut on ``workers``
+        threads (:func:`gis_sw.batch.chunks.subdivide`: the same pieces, in the same
+        order).  Every thread has ended when this returns (a fork needs one thread).
+        """
         self.counts[kind] = len(frame)
+        if self.workers < 2:
+            self.hashes[kind] = self.hash_layer(frame)
+            self._take(kind, frame, None)
+            return frame.iloc[:0].copy()
+        with ThreadPoolExecutor(
+            max_workers=self.workers + 1, thread_name_prefix="gis-sw-spill"
+        ) as pool:
+            hashing = pool.submit(self.hash_layer, frame)
+            try:
+                self._take(kind, frame, pool)
+            finally:
+                wait([hashing])
+            self.hashes[kind] = hashing.result()
+        # a copy: an empty slice is a view that would keep every row of the layer alive
+        return frame.iloc[:0].copy()
+
+    def _take(self, kind: str, frame: gpd.GeoDataFrame, pool: Executor | None) -> None:
+        """Prepare, plan and spill the parcels, or cut and spill a context layer."""
         if kind == "parcels":
             prepared = prepare_parcels(frame)
             plan = plan_chunks(
@@ -368,11 +395,10 @@ class Spiller:
                 skip=~prepared.screened,
             )
             self.take_parcels(prepared, plan)
+        elif kind in POLYGON_KINDS:
+            self._spill(kind, subdivide(frame, pool=pool, workers=self.workers))
         else:
-            layer = subdivide(frame) if kind in POLYGON_KINDS else frame.reset_index(drop=True)
-            self._spill(kind, layer)
-        # a copy: an empty slice is a view that would keep every row of the layer alive
-        return frame.iloc[:0].copy()
+            self._spill(kind, frame.reset_index(drop=True))
 
     def _spill(self, kind: str, layer: gpd.GeoDataFrame) -> None:
         """Spill a context layer (as the chunks see it) by chunk, or by Hilbert groups."""
