@@ -24,10 +24,10 @@ A layer that arrives before the parcels (a manifest listing it first) is spilled
 Hilbert-ordered row groups with their envelopes kept (:func:`spill_layer`, readable by
 window: :func:`read_window`) and laid out by chunk once the plan is known.
 
-A :class:`DiskChunkSource` holds paths and a few numbers per chunk, so it pickles in a few
-kilobytes: the Dask engine sends it (not frames) to workers, which read their chunk
-themselves (on a real cluster the spill folder must be on a file system every worker
-sees).
+A :class:`DiskChunkSource` holds paths, the chunk plan (about 8 bytes a parcel) and a few
+numbers per chunk, never a layer's rows: the Dask engine sends it (not frames) to
+workers, which read their chunk themselves (on a real cluster the spill folder must be on
+a file system every worker sees).
 """
 
 from __future__ import annotations
@@ -132,7 +132,7 @@ def spill_groups(
     Each group lists row positions; the group is written in that order, with the rows'
     positions in a ``_row`` column.  A row may be in several groups (the halo of several
     chunks).  The frame's attributes are converted to Arrow and its geometries to WKB
-    once, in row order, and each group is a slice of that table taken in group order.
+    once, in row order, and each group is taken from that table in its turn.
     """
     geometry = frame.geometry.name
     template = frame.iloc[:0].copy()
@@ -362,43 +362,53 @@ class Spiller:
         """Spill one layer; return it with no rows.
 
         With ``workers`` above 1 the layer is hashed on a thread of its own while it is
-        prepared and spilled (neither changes the frame or prepares a geometry; GEOS,
-        hashing and Arrow release the GIL), and big polygons are cut on ``workers``
-        threads (:func:`gis_sw.batch.chunks.subdivide`: the same pieces, in the same
-        order).  Every thread has ended when this returns (a fork needs one thread).
+        prepared and planned (parcels) or its big polygons are cut on ``workers`` threads
+        (:func:`gis_sw.batch.chunks.subdivide`: the same pieces, in the same order);
+        neither changes the frame or prepares a geometry, and GEOS and hashing release
+        the GIL.  The spill itself waits for the hash, so the hash's WKB copy of the
+        layer and the spill's are never held at once (the read stage's memory peak).
+        Every thread has ended when this returns (a fork needs one thread).
         """
         self.counts[kind] = len(frame)
         if self.workers < 2:
             self.hashes[kind] = self.hash_layer(frame)
-            self._take(kind, frame, None)
-            return frame.iloc[:0].copy()
-        with ThreadPoolExecutor(
-            max_workers=self.workers + 1, thread_name_prefix="gis-sw-spill"
-        ) as pool:
-            hashing = pool.submit(self.hash_layer, frame)
-            try:
-                self._take(kind, frame, pool)
-            finally:
-                wait([hashing])
-            self.hashes[kind] = hashing.result()
+            self._spill_cut(kind, self._cut(kind, frame, None))
+        else:
+            with ThreadPoolExecutor(
+                max_workers=self.workers + 1, thread_name_prefix="gis-sw-spill"
+            ) as pool:
+                hashing = pool.submit(self.hash_layer, frame)
+                try:
+                    cut = self._cut(kind, frame, pool)
+                finally:
+                    wait([hashing])
+                self.hashes[kind] = hashing.result()
+            self._spill_cut(kind, cut)
         # a copy: an empty slice is a view that would keep every row of the layer alive
         return frame.iloc[:0].copy()
 
-    def _take(self, kind: str, frame: gpd.GeoDataFrame, pool: Executor | None) -> None:
-        """Prepare, plan and spill the parcels, or cut and spill a context layer."""
+    def _cut(
+        self, kind: str, frame: gpd.GeoDataFrame, pool: Executor | None
+    ) -> PreparedParcels | gpd.GeoDataFrame:
+        """Return the layer as the chunks see it: prepared parcels, or big polygons cut."""
         if kind == "parcels":
-            prepared = prepare_parcels(frame)
+            return prepare_parcels(frame)
+        if kind in POLYGON_KINDS:
+            return subdivide(frame, pool=pool, workers=self.workers)
+        return frame.reset_index(drop=True)
+
+    def _spill_cut(self, kind: str, cut: PreparedParcels | gpd.GeoDataFrame) -> None:
+        """Plan and spill prepared parcels, or spill a context layer."""
+        if isinstance(cut, PreparedParcels):
             plan = plan_chunks(
-                prepared.parcels.geometry,
+                cut.parcels.geometry,
                 chunk_size=self.chunk_size,
                 halo_ft=self.halo_ft,
-                skip=~prepared.screened,
+                skip=~cut.screened,
             )
-            self.take_parcels(prepared, plan)
-        elif kind in POLYGON_KINDS:
-            self._spill(kind, subdivide(frame, pool=pool, workers=self.workers))
+            self.take_parcels(cut, plan)
         else:
-            self._spill(kind, frame.reset_index(drop=True))
+            self._spill(kind, cut)
 
     def _spill(self, kind: str, layer: gpd.GeoDataFrame) -> None:
         """Spill a context layer (as the chunks see it) by chunk, or by Hilbert groups."""
