@@ -362,7 +362,11 @@ def _streamed(
     _remove_stale_spills(out_dir)
     with TemporaryDirectory(prefix=SPILL_PREFIX, dir=out_dir) as folder:
         town = read_streamed(
-            source, ruleset=plan.ruleset, folder=Path(folder), chunk_size=options.chunk_size
+            source,
+            ruleset=plan.ruleset,
+            folder=Path(folder),
+            chunk_size=options.chunk_size,
+            workers=options.workers,
         )
         stage("read")
         run = run_streamed_to_store(

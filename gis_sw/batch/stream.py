@@ -2,29 +2,41 @@
 
 ``gis-sw batch --stream`` reads each layer the batch needs through the project's reader
 (one layer at a time, validated as :func:`gis_sw.layers.read.read_layers` does) and
-*spills* it at once to a GeoParquet file of its own, rows sorted along a Hilbert curve and
-cut into row groups whose envelopes are kept (the layer's spatial index, a few numbers per
-group); the frame is then dropped before the next layer is read.  The parcels are spilled
-in chunk order: row group ``i`` holds exactly the rows of chunk ``i``.
+*spills* it at once to a GeoParquet file of its own; the frame is then dropped before the
+next layer is read.  The parcels are spilled in chunk order: row group ``i`` holds exactly
+the rows of chunk ``i``.
 
-A chunk is then read back from disk (:class:`DiskChunkSource`): its parcels' row group, and
-for every other layer only the row groups whose envelope meets the chunk's haloed envelope,
-filtered to the features whose envelope meets it, ordered by their row in the whole layer.
-That is exactly what the in-memory :class:`gis_sw.batch.chunks.ChunkSource` hands the
-screening (same features, same order, same WKB), so the figures are identical; but what a
-chunk costs in memory is set by the chunk size and the group size, not by the town.
+Every other layer is spilled **by chunk** as well: row group ``i`` holds the features
+whose envelope meets chunk ``i``'s haloed envelope, in the order of their row in the whole
+layer, found with one bulk ``STRtree.query`` over the chunks' boxes while the layer is in
+memory anyway -- the very query :class:`gis_sw.batch.chunks.ChunkSource` runs per chunk.
+A chunk then reads one row group per layer (:class:`DiskChunkSource`), decodes only the
+features it screens and sorts and filters nothing: what it hands the screening is exactly
+the in-memory source's chunk (same features, same order, same WKB, same dtypes), so the
+figures are identical, and what a chunk costs in memory is set by the chunk size, not by
+the town.  A feature in the halo of several chunks is stored once per chunk (about 1.5x
+the layer at 5,000-parcel chunks): disk is cheap, decoding three times the features was
+not (measured at 100,000 parcels, 20 chunks: reading and decoding the Hilbert row groups
+of 2,048 features that met each chunk and filtering them cost 2.75 s CPU, against 0.5 s
+for the in-memory chunks).
 
-A :class:`DiskChunkSource` holds paths and envelopes only, so it pickles in a few
-kilobytes: the Dask engine sends it (not frames) to workers, which read their chunk
-themselves (on a real cluster the spill folder must be on a file system every worker
-sees).
+A layer that arrives before the parcels (a manifest listing it first) is spilled in
+Hilbert-ordered row groups with their envelopes kept (:func:`spill_layer`, readable by
+window: :func:`read_window`) and laid out by chunk once the plan is known.
+
+A :class:`DiskChunkSource` holds paths, the chunk plan (about 8 bytes a parcel) and a few
+numbers per chunk, never a layer's rows: the Dask engine sends it (not frames) to
+workers, which read their chunk themselves (on a real cluster the spill folder must be on
+a file system every worker sees).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from concurrent.futures import Executor, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import geopandas as gpd
 import numpy as np
@@ -33,6 +45,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import shapely
+from geopandas.array import from_shapely
 
 from gis_sw.batch.chunks import (
     POLYGON_KINDS,
@@ -71,13 +84,16 @@ class SpilledLayer:
     template
         The layer's columns and dtypes, no rows (what an empty read returns).
     crs
-        The layer's CRS as WKT.
+        The layer's CRS (the template's; parsed once, not per read).
+    by_chunk
+        True when row group ``i`` holds the features of chunk ``i`` (:func:`spill_by_chunk`).
     """
 
     path: str | None
     bounds: npt.NDArray[np.float64]
     template: gpd.GeoDataFrame
-    crs: str | None
+    crs: Any
+    by_chunk: bool = False
 
     @property
     def n_groups(self) -> int:
@@ -105,33 +121,44 @@ def _groups_bounds(
 
 
 def spill_groups(
-    frame: gpd.GeoDataFrame, path: Path, groups: list[npt.NDArray[np.int64]]
+    frame: gpd.GeoDataFrame,
+    path: Path,
+    groups: list[npt.NDArray[np.int64]],
+    *,
+    by_chunk: bool = False,
 ) -> SpilledLayer:
     """Write ``frame`` (RangeIndex = row) to ``path``, one row group per entry of ``groups``.
 
     Each group lists row positions; the group is written in that order, with the rows'
-    positions in a ``_row`` column.  The frame is converted to Arrow and its geometries to
-    WKB once, in the order of the groups, and each group is a slice of that table.
+    positions in a ``_row`` column.  A row may be in several groups (the halo of several
+    chunks).  The frame's attributes are converted to Arrow and its geometries to WKB
+    once, in row order, and each group is taken from that table in its turn.
     """
     geometry = frame.geometry.name
     template = frame.iloc[:0].copy()
-    crs = frame.crs.to_wkt() if frame.crs is not None else None
+    crs = frame.crs
     if not groups or len(frame) == 0:
-        return SpilledLayer(path=None, bounds=np.zeros((0, 4)), template=template, crs=crs)
+        return SpilledLayer(
+            path=None, bounds=np.zeros((0, 4)), template=template, crs=crs, by_chunk=by_chunk
+        )
     order = np.concatenate(groups).astype(np.int64)
     sizes = np.array([len(rows) for rows in groups], dtype=np.int64)
-    geoms = np.asarray(frame.geometry.to_numpy(), dtype=object)[order]
-    table = pa.Table.from_pandas(
-        pd.DataFrame(frame.drop(columns=geometry)), preserve_index=False
-    ).take(pa.array(order))
-    table = table.append_column(ROW, pa.array(order, type=pa.int64()))
+    geoms = np.asarray(frame.geometry.to_numpy(), dtype=object)
+    table = pa.Table.from_pandas(pd.DataFrame(frame.drop(columns=geometry)), preserve_index=False)
+    table = table.append_column(ROW, pa.array(np.arange(len(frame), dtype=np.int64)))
     table = table.append_column(GEOMETRY, pa.array(shapely.to_wkb(geoms), pa.binary()))
     starts = np.r_[0, np.cumsum(sizes)[:-1]]
-    bounds = _groups_bounds(shapely.bounds(geoms), starts, sizes)
-    with pq.ParquetWriter(str(path), table.schema, compression=SPILL_COMPRESSION) as writer:
-        for start, size in zip(starts.tolist(), sizes.tolist(), strict=True):
-            writer.write_table(table.slice(start, size), row_group_size=max(1, size))
-    return SpilledLayer(path=str(path), bounds=bounds, template=template, crs=crs)
+    bounds = _groups_bounds(shapely.bounds(geoms)[order], starts, sizes)
+    with pq.ParquetWriter(
+        str(path), table.schema, compression=SPILL_COMPRESSION, use_dictionary=False
+    ) as writer:
+        # one group taken at a time: never a second copy of the whole layer
+        for rows in groups:
+            part = table.take(pa.array(np.asarray(rows, dtype=np.int64)))
+            writer.write_table(part, row_group_size=max(1, len(part)))
+    return SpilledLayer(
+        path=str(path), bounds=bounds, template=template, crs=crs, by_chunk=by_chunk
+    )
 
 
 def spill_layer(
@@ -143,19 +170,70 @@ def spill_layer(
     return spill_groups(frame.reset_index(drop=True), path, groups)
 
 
+def chunk_members(
+    geoms: npt.NDArray[np.object_], boxes: npt.NDArray[np.float64]
+) -> list[npt.NDArray[np.int64]]:
+    """Row positions of the features meeting each chunk's box, ascending, one array a chunk.
+
+    The query :meth:`gis_sw.batch.chunks.ChunkSource.chunk` runs (``STRtree.query`` of
+    the box: envelopes meeting, touching counts; no features for a box that is not
+    finite), for every box at once.
+    """
+    members = [np.zeros(0, dtype=np.int64) for _ in range(len(boxes))]
+    finite = np.flatnonzero(np.isfinite(boxes).all(axis=1))
+    if len(finite) == 0 or len(geoms) == 0:
+        return members
+    tree = shapely.STRtree(geoms)
+    found, rows = tree.query(shapely.box(*boxes[finite].T))
+    order = np.lexsort((rows, found))
+    found, rows = found[order], rows[order].astype(np.int64)
+    cuts = np.searchsorted(found, np.arange(1, len(finite)))
+    for at, part in zip(finite.tolist(), np.split(rows, cuts), strict=True):
+        members[at] = part
+    return members
+
+
+def spill_by_chunk(frame: gpd.GeoDataFrame, path: Path, plan: ChunkPlan) -> SpilledLayer:
+    """Write a context layer with row group ``i`` = the features chunk ``i`` reads.
+
+    ``frame`` is the layer as the chunks see it (big polygons already cut, RangeIndex).
+    """
+    frame = frame.reset_index(drop=True)
+    members = chunk_members(np.asarray(frame.geometry.to_numpy(), dtype=object), plan.bounds)
+    return spill_groups(frame, path, members, by_chunk=True)
+
+
+def _column(table: pa.Table, name: str, dtype: Any, index: pd.Index) -> pd.Series:
+    """One spilled column as the in-memory layer held it (``dtype``: the template's)."""
+    column = table.column(name)
+    text = pa.types.is_string(column.type) or pa.types.is_large_string(column.type)
+    if isinstance(dtype, np.dtype) and dtype.kind == "O" and text:
+        # the layer held Python str and None; Arrow's pandas conversion would give "str"
+        return pd.Series(column.to_numpy(zero_copy_only=False), index=index, dtype=object)
+    values = column.to_pandas()
+    values.index = index
+    return values if values.dtype == dtype else values.astype(dtype)
+
+
 def read_groups(layer: SpilledLayer, groups: npt.NDArray[np.int64]) -> gpd.GeoDataFrame:
-    """Return the features of some row groups (index: their row in the whole layer)."""
+    """Return the features of some row groups (index: their row in the whole layer).
+
+    Columns, their order and dtypes are the layer's as it was spilled (its template).
+    """
     if layer.path is None or len(groups) == 0:
         return layer.template.copy()
     table = pq.ParquetFile(layer.path).read_row_groups([int(g) for g in groups])
-    frame = table.drop_columns([GEOMETRY]).to_pandas()
-    geoms = shapely.from_wkb(table.column(GEOMETRY).to_numpy(zero_copy_only=False))
-    index = pd.Index(frame.pop(ROW).to_numpy(dtype=np.int64))
-    frame.index = index
-    name = layer.template.geometry.name
-    frame[name] = gpd.GeoSeries(geoms, index=index, crs=layer.crs)
-    out = gpd.GeoDataFrame(frame, geometry=name, crs=layer.crs)
-    return out[list(layer.template.columns)]
+    index = pd.Index(table.column(ROW).to_numpy(), dtype=np.int64)
+    template = layer.template
+    name = template.geometry.name
+    wkb = table.column(GEOMETRY).to_numpy(zero_copy_only=False)
+    data: dict[str, Any] = {}
+    for column, dtype in template.dtypes.items():
+        if column == name:
+            data[column] = from_shapely(shapely.from_wkb(wkb), crs=layer.crs)
+        else:
+            data[column] = _column(table, str(column), dtype, index)
+    return gpd.GeoDataFrame(data, index=index, geometry=name, crs=layer.crs)
 
 
 def _meets(env: npt.NDArray[np.float64], box: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
@@ -170,7 +248,11 @@ def _meets(env: npt.NDArray[np.float64], box: npt.NDArray[np.float64]) -> npt.ND
 
 
 def read_window(layer: SpilledLayer, box: npt.NDArray[np.float64]) -> gpd.GeoDataFrame:
-    """Features whose envelope meets ``box``, in the order of their row in the layer."""
+    """Features whose envelope meets ``box``, in the order of their row in the layer.
+
+    For a layer in Hilbert row groups (:func:`spill_layer`); a layer spilled by chunk is
+    read by chunk (:meth:`DiskChunkSource.chunk`).
+    """
     if not np.isfinite(box).all() or layer.n_groups == 0:
         return layer.template.copy()
     groups = np.flatnonzero(_meets(layer.bounds, box))
@@ -180,6 +262,12 @@ def read_window(layer: SpilledLayer, box: npt.NDArray[np.float64]) -> gpd.GeoDat
     env = shapely.bounds(np.asarray(frame.geometry.to_numpy(), dtype=object))
     keep = _meets(env, box)
     return frame[keep].sort_index(kind="stable")
+
+
+def read_all(layer: SpilledLayer) -> gpd.GeoDataFrame:
+    """Return a layer spilled in Hilbert row groups whole, in row order (RangeIndex)."""
+    frame = read_groups(layer, np.arange(layer.n_groups, dtype=np.int64))
+    return frame.sort_index(kind="stable").reset_index(drop=True)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -193,7 +281,8 @@ class DiskChunkSource:
     parcels
         The prepared parcels, row group ``i`` = chunk ``i``.
     layers
-        Context kind to its spilled layer.
+        Context kind to its spilled layer (by chunk: row group ``i`` = chunk ``i``'s
+        features; or in Hilbert row groups, read by window).
     small
         Context frames kept in memory (the coverage areas: one polygon each).
     """
@@ -219,13 +308,20 @@ class DiskChunkSource:
         table = pq.ParquetFile(self.parcels.path).read_row_groups([chunk_id], columns=[GEOMETRY])
         return table.column(GEOMETRY).combine_chunks()
 
+    def context_frame(self, kind: str, chunk_id: int) -> gpd.GeoDataFrame:
+        """Return one layer's features of one chunk (index: their row), ascending row order."""
+        layer = self.layers[kind]
+        if layer.by_chunk:
+            return read_groups(layer, np.array([chunk_id], dtype=np.int64))
+        return read_window(layer, self.plan.bounds[chunk_id])
+
     def chunk(self, chunk_id: int) -> Chunk:
         """Return the inputs of one chunk, read from disk (equal to the in-memory source's)."""
         rows = self.plan.rows(chunk_id)
         parcels = self.parcel_group(chunk_id)
         box = self.plan.bounds[chunk_id]
         context: dict[str, gpd.GeoDataFrame] = {
-            kind: read_window(layer, box) for kind, layer in self.layers.items()
+            kind: self.context_frame(kind, chunk_id) for kind in self.layers
         }
         for kind, frame in self.small.items():
             env = shapely.bounds(np.asarray(frame.geometry.to_numpy(), dtype=object))
@@ -245,7 +341,9 @@ class Spiller:
     """Spills each layer handed to it into ``folder``; keeps the parcels' plan and problems.
 
     Call it as the ``keep`` hook of :func:`gis_sw.layers.read.inspect_layers`: it returns
-    an empty frame of the same columns, so the reader holds one layer at a time.
+    an empty frame of the same columns, so the reader holds one layer at a time.  A
+    context layer is spilled by chunk (:func:`spill_by_chunk`) when the parcels came
+    first, else in Hilbert row groups, re-laid by chunk when the parcels come.
     """
 
     folder: Path
@@ -253,6 +351,7 @@ class Spiller:
     halo_ft: float
     hash_layer: Callable[[gpd.GeoDataFrame], str]
     group_rows: int = GROUP_ROWS
+    workers: int = 1
     spilled: dict[str, SpilledLayer] = field(default_factory=dict)
     hashes: dict[str, str] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
@@ -260,27 +359,71 @@ class Spiller:
     plan: ChunkPlan | None = None
 
     def __call__(self, kind: str, frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
-        """Spill one layer; return it with no rows."""
-        self.hashes[kind] = self.hash_layer(frame)
+        """Spill one layer; return it with no rows.
+
+        With ``workers`` above 1 the layer is hashed on a thread of its own while it is
+        prepared and planned (parcels) or its big polygons are cut on ``workers`` threads
+        (:func:`gis_sw.batch.chunks.subdivide`: the same pieces, in the same order);
+        neither changes the frame or prepares a geometry, and GEOS and hashing release
+        the GIL.  The spill itself waits for the hash, so the hash's WKB copy of the
+        layer and the spill's are never held at once (the read stage's memory peak).
+        Every thread has ended when this returns (a fork needs one thread).
+        """
         self.counts[kind] = len(frame)
-        path = self.folder / f"{kind}.parquet"
-        if kind == "parcels":
-            prepared = prepare_parcels(frame)
-            plan = plan_chunks(
-                prepared.parcels.geometry,
-                chunk_size=self.chunk_size,
-                halo_ft=self.halo_ft,
-                skip=~prepared.screened,
-            )
-            self.take_parcels(prepared, plan)
+        if self.workers < 2:
+            self.hashes[kind] = self.hash_layer(frame)
+            self._spill_cut(kind, self._cut(kind, frame, None))
         else:
-            layer = subdivide(frame) if kind in POLYGON_KINDS else frame.reset_index(drop=True)
-            self.spilled[kind] = spill_layer(layer, path, group_rows=self.group_rows)
+            with ThreadPoolExecutor(
+                max_workers=self.workers + 1, thread_name_prefix="gis-sw-spill"
+            ) as pool:
+                hashing = pool.submit(self.hash_layer, frame)
+                try:
+                    cut = self._cut(kind, frame, pool)
+                finally:
+                    wait([hashing])
+                self.hashes[kind] = hashing.result()
+            self._spill_cut(kind, cut)
         # a copy: an empty slice is a view that would keep every row of the layer alive
         return frame.iloc[:0].copy()
 
+    def _cut(
+        self, kind: str, frame: gpd.GeoDataFrame, pool: Executor | None
+    ) -> PreparedParcels | gpd.GeoDataFrame:
+        """Return the layer as the chunks see it: prepared parcels, or big polygons cut."""
+        if kind == "parcels":
+            return prepare_parcels(frame)
+        if kind in POLYGON_KINDS:
+            return subdivide(frame, pool=pool, workers=self.workers)
+        return frame.reset_index(drop=True)
+
+    def _spill_cut(self, kind: str, cut: PreparedParcels | gpd.GeoDataFrame) -> None:
+        """Plan and spill prepared parcels, or spill a context layer."""
+        if isinstance(cut, PreparedParcels):
+            plan = plan_chunks(
+                cut.parcels.geometry,
+                chunk_size=self.chunk_size,
+                halo_ft=self.halo_ft,
+                skip=~cut.screened,
+            )
+            self.take_parcels(cut, plan)
+        else:
+            self._spill(kind, cut)
+
+    def _spill(self, kind: str, layer: gpd.GeoDataFrame) -> None:
+        """Spill a context layer (as the chunks see it) by chunk, or by Hilbert groups."""
+        path = self.folder / f"{kind}.parquet"
+        if self.plan is not None:
+            self.spilled[kind] = spill_by_chunk(layer, path, self.plan)
+        else:
+            self.spilled[kind] = spill_layer(layer, path, group_rows=self.group_rows)
+
     def take_parcels(self, prepared: PreparedParcels, plan: ChunkPlan) -> None:
-        """Spill prepared parcels in chunk order (row group ``i`` = chunk ``i``)."""
+        """Spill prepared parcels in chunk order (row group ``i`` = chunk ``i``).
+
+        Context layers spilled before (in Hilbert row groups) are read back one at a time
+        and spilled again by chunk.
+        """
         groups = [plan.rows(i) for i in range(plan.n_chunks)]
         path = self.folder / "parcels.parquet"
         self.spilled["parcels"] = spill_groups(prepared.parcels, path, groups)
@@ -288,6 +431,14 @@ class Spiller:
             parcels=prepared.parcels.iloc[:0].copy(), problems=prepared.problems
         )
         self.plan = plan
+        for kind, layer in list(self.spilled.items()):
+            if kind == "parcels" or layer.by_chunk:
+                continue
+            frame = read_all(layer)
+            if layer.path is not None:
+                Path(layer.path).unlink()
+            self._spill(kind, frame)
+            del frame
 
     def source(
         self, context_kinds: tuple[str, ...], small: Mapping[str, gpd.GeoDataFrame]

@@ -79,9 +79,12 @@ class StreamedTown:
 
 
 def read_streamed(
-    source: str | Path, *, ruleset: Ruleset, folder: Path, chunk_size: int
+    source: str | Path, *, ruleset: Ruleset, folder: Path, chunk_size: int, workers: int = 1
 ) -> StreamedTown:
     """Read the batch layers of ``source`` one at a time, spilling each into ``folder``.
+
+    With ``workers`` above 1, each layer is hashed while it is spilled and its big
+    polygons are cut on ``workers`` threads (:class:`gis_sw.batch.stream.Spiller`).
 
     Raises
     ------
@@ -92,7 +95,7 @@ def read_streamed(
     """
     from gis_sw.layers.read import inspect_layers
 
-    spiller = Spiller(folder, chunk_size, halo_ft(ruleset), hash_layer=layer_hash)
+    spiller = Spiller(folder, chunk_size, halo_ft(ruleset), hash_layer=layer_hash, workers=workers)
     inspection = inspect_layers(source, ruleset=ruleset, kinds=BATCH_KINDS, keep=spiller)
     if not inspection.ok:
         raise LayerError(inspection.all_problems())
