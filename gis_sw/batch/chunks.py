@@ -325,8 +325,13 @@ class ChunkSource:
         Halo features belong to several chunks, which threads screen at the same time;
         GEOS prepares geometries (and builds their lazy indexes) in place, which is not
         safe from two threads at once (it crashed).  Each chunk therefore gets copies of
-        its geometries (:func:`own_geometries`, about 1% of the work); its parcels too, so
+        its geometries (:func:`own_geometries`, about 3% of the work); its parcels too, so
         nothing a chunk's screening prepares stays attached to the whole layer after it.
+
+        A forked worker, one chunk at a time on one thread, would be safe without copies,
+        but it is slower: the copies lie together in memory and the chunk's GEOS work on
+        them runs faster than the copying costs (2.5% less CPU per chunk with copies,
+        measured at 100,000 parcels).
         """
         rows = self.plan.rows(chunk_id)
         parcels = _own_geometries(self.parcels.iloc[rows])
@@ -345,6 +350,33 @@ class ChunkSource:
             context=context,
             present=self.present,
         )
+
+    def costs(self) -> npt.NDArray[np.float64]:
+        """Return a rough relative cost of screening each chunk (for the order of the work).
+
+        The coordinates of the chunk's parcels plus those of every context feature whose
+        envelope meets the chunk's haloed envelope: the geometry its overlays, bands and
+        siting cut through.  Only the order of the chunks follows from it, never a figure.
+        """
+        n_chunks = self.plan.n_chunks
+        order, size = self.plan.order, self.plan.chunk_size
+        vertices = shapely.get_num_coordinates(
+            np.asarray(self.parcels.geometry.to_numpy(), dtype=object)
+        )
+        cost = np.zeros(n_chunks, dtype=np.float64)
+        if len(order):
+            cost += np.add.reduceat(vertices[order], np.arange(0, len(order), size))[:n_chunks]
+        located = np.flatnonzero(np.isfinite(self.plan.bounds).all(axis=1))
+        if len(located) == 0:
+            return cost
+        boxes = shapely.box(*self.plan.bounds[located].T)
+        for kind, frame in self._layers.items():
+            box_at, hits = self._trees[kind].query(boxes)
+            weights = shapely.get_num_coordinates(
+                np.asarray(frame.geometry.to_numpy(), dtype=object)[hits]
+            )
+            cost += np.bincount(located[box_at], weights=weights, minlength=n_chunks)
+        return cost
 
     def __iter__(self) -> Iterator[Chunk]:
         """Yield every chunk in plan order."""

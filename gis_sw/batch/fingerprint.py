@@ -77,6 +77,16 @@ def layer_hash(frame: gpd.GeoDataFrame) -> str:
     return digest.hexdigest()
 
 
+def layer_hashes_of(layers: LayerSet) -> dict[str, str]:
+    """Return :func:`layer_hash` of every vector layer of ``layers`` (kind to hash).
+
+    It needs no chunk plan, so a run starts it first, beside planning and building the
+    chunk source (:func:`gis_sw.batch.run.run_chunks_to_store`); none of them changes a
+    layer.
+    """
+    return {kind: layer_hash(frame) for kind, frame in layers.vectors.items()}
+
+
 def ruleset_text_hash(ruleset: Ruleset) -> str:
     """SHA-256 of the ruleset's TOML (a packaged one or the file given to ``--ruleset``)."""
     source = ruleset.source
@@ -161,7 +171,7 @@ def run_fingerprint(
     when the layers were hashed as read and are no longer in memory (a streamed run).
     """
     if layer_hashes is None:
-        layer_hashes = {kind: layer_hash(frame) for kind, frame in layers.vectors.items()}
+        layer_hashes = layer_hashes_of(layers)
     if n_parcels is None:
         n_parcels = len(layers.vectors["parcels"]) if "parcels" in layers.vectors else 0
     return {

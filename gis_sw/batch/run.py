@@ -31,8 +31,14 @@ import geopandas as gpd
 import numpy as np
 import pandas as pd
 
-from gis_sw.batch.chunks import CONTEXT_KINDS, ChunkPlan, ChunkSource, halo_ft, plan_chunks
-from gis_sw.batch.fingerprint import run_fingerprint
+from gis_sw.batch.chunks import (
+    CONTEXT_KINDS,
+    ChunkPlan,
+    ChunkSource,
+    halo_ft,
+    plan_chunks,
+)
+from gis_sw.batch.fingerprint import layer_hashes_of, run_fingerprint
 from gis_sw.batch.parcels import RESULT_COLUMNS, coverage_context, screen_chunk
 from gis_sw.batch.prepare import PreparedParcels, prepare_parcels
 from gis_sw.batch.resume import PartStore, Resumed
@@ -169,8 +175,9 @@ def screen_layers(
     """Screen every parcel of ``layers``.
 
     With ``store``, each chunk's rows are written as a part as soon as it is finished and
-    chunks in ``done`` are skipped (resume); the rows are read back from the parts at the
-    end.  Without it, rows are kept in memory.  ``built`` is the chunk source of
+    chunks in ``done`` are skipped (resume); the rows are read back from the parts (each as
+    soon as it is written, the resumed ones at the end).  Without it, rows are kept in
+    memory.  ``built`` is the chunk source of
     ``prepared_plan`` when it was built already (:func:`run_chunks_to_store` builds it while
     it hashes the layers); a streamed run ignores it.  ``cluster`` is the local Dask
     cluster started for ``built`` (:func:`gis_sw.batch.dask_engine.connect`); it is closed
@@ -186,8 +193,9 @@ def screen_layers(
     kept: dict[int, pd.DataFrame] = {}
 
     def finish(chunk_id: int, rows: pd.DataFrame) -> None:
-        if store is None:
-            kept[chunk_id] = rows
+        # with a store, the part just written is read back now, while the workers screen
+        # on: the same frame the end would read, off the run's tail
+        kept[chunk_id] = rows if store is None else store.read_part(chunk_id, plan.rows)
         if progress:
             progress(1)
 
@@ -207,7 +215,7 @@ def screen_layers(
             stack.callback(cluster.close)  # closed here if not by the engine
         run_source(source, todo, ruleset, saving(store, finish), options=options, cluster=cluster)
     if store is not None:
-        rows = store.read_all(plan.n_chunks, plan.rows)
+        rows = store.read_all(plan.n_chunks, plan.rows, read=kept)
     elif kept:
         rows = pd.concat([kept[i] for i in sorted(kept)], ignore_index=True)
         rows = rows.sort_values("row", kind="stable").reset_index(drop=True)
@@ -314,6 +322,7 @@ def _run_local(
         for chunk_id in todo:
             finish(chunk_id, task(chunk_id))
         return
+    todo = costliest_first(source, todo)
     if uses_processes(options, len(todo)):
         from gis_sw.batch.forked import run_forked
 
@@ -322,6 +331,21 @@ def _run_local(
     if options.parallel == Parallel.PROCESSES:
         log.info("no fork here (not Linux, or other threads running): screening on threads")
     _run_threads(task, todo, finish, workers=workers)
+
+
+def costliest_first(source: ChunkSource | DiskChunkSource, todo: list[int]) -> list[int]:
+    """Return ``todo`` with the costliest chunks first (:meth:`ChunkSource.costs`).
+
+    So the last chunks are the cheapest and the workers end together: the run's tail,
+    one worker idle while another finishes a big chunk, is as short as it can be.  Chunks
+    of equal cost keep the plan's order; a source without an estimate keeps it too.
+    The order of the work changes no figure: rows are put back in parcel order.
+    """
+    if not isinstance(source, ChunkSource) or len(todo) < 2:
+        return list(todo)
+    cost = source.costs()[np.asarray(todo, dtype=np.int64)]
+    ranked = np.argsort(-cost, kind="stable")
+    return [todo[i] for i in ranked]
 
 
 def _run_threads(
@@ -400,11 +424,13 @@ def run_chunks_to_store(
         When earlier parts are in the way, or a resume meets a different run or a manifest
         it cannot read (see :meth:`PartStore.start`).
     """
-    prepared, plan = plan_for(layers, ruleset, chunk_size=options.chunk_size)
     starting: Future[Cluster] | None = None
-    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="gis-sw-source") as early:
-        # the chunk source is built (big polygons cut, trees built: GEOS work without the
-        # GIL) while this thread hashes the layers; neither prepares a geometry
+    with ThreadPoolExecutor(max_workers=3, thread_name_prefix="gis-sw-source") as early:
+        # the layers are hashed (no chunk plan needed) while this thread plans the chunks
+        # and the chunk source is built (big polygons cut, trees built: GEOS work without
+        # the GIL); none of them changes a layer or prepares a geometry
+        hashing = early.submit(layer_hashes_of, layers)
+        prepared, plan = plan_for(layers, ruleset, chunk_size=options.chunk_size)
         building = (
             None
             if streams(options)
@@ -426,6 +452,7 @@ def run_chunks_to_store(
                 proposals,
                 files,
                 on_plan,
+                hashing.result(),
             )
             built = building.result() if building is not None else None
             cluster = starting.result() if starting is not None else None
@@ -466,8 +493,13 @@ def _fingerprint_and_store(  # noqa: PLR0917  # the run's options, passed throug
     proposals: str | Path | None,
     files: Mapping[str, Path] | None,
     on_plan: Callable[[ChunkPlan], None] | None,
+    layer_hashes: Mapping[str, str] | None = None,
 ) -> tuple[PartStore, Resumed]:
-    """Hash the run's inputs and open its part store (what a resume keeps)."""
+    """Hash the run's inputs and open its part store (what a resume keeps).
+
+    ``layer_hashes`` are the layers' hashes when they were taken already
+    (:func:`gis_sw.batch.fingerprint.layer_hashes_of`).
+    """
     fingerprint = run_fingerprint(
         layers,
         ruleset,
@@ -477,6 +509,7 @@ def _fingerprint_and_store(  # noqa: PLR0917  # the run's options, passed throug
         quick=options.quick,
         halo_ft=plan.halo_ft,
         chunks=plan.fingerprints,
+        layer_hashes=layer_hashes,
     )
     store, found = start_store(
         out_dir, fingerprint, plan, resume=resume, overwrite=overwrite, on_plan=on_plan
