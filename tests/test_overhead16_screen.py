@@ -25,6 +25,7 @@ from gis_sw.batch.run import (
     Parallel,
     RunOptions,
     ScreenResult,
+    context_index,
     costliest_first,
     memory_source,
     plan_for,
@@ -234,3 +235,26 @@ def test_resume_refuses_a_layer_changed_since_the_run(
     with pytest.raises(OutputError, match=rf"^{kind} changed since the interrupted run"):
         _run(changed, ruleset, out, resume=True)
     assert _run(town, ruleset, out, resume=True).chunks_run == 0  # the same run resumes
+
+
+def test_a_source_from_the_early_context_index_gives_the_same_chunks(
+    town: LayerSet, ruleset: Ruleset
+) -> None:
+    prepared, plan = plan_for(town, ruleset, chunk_size=CHUNK)
+    options = RunOptions(chunk_size=CHUNK, workers=2)
+    early = memory_source(town, prepared, plan, options, context_index(town, options))
+    plain = memory_source(town, prepared, plan, options)
+    assert early.present == plain.present
+    assert "wetlands" in early.present
+    assert early.costs().tolist() == plain.costs().tolist()
+    for chunk_id in range(plan.n_chunks):
+        a, b = early.chunk(chunk_id), plain.chunk(chunk_id)
+        assert a.rows.tolist() == b.rows.tolist()
+        for kind in sorted(plain.present):
+            left, right = a.context[kind], b.context[kind]
+            assert left.index.tolist() == right.index.tolist(), kind
+            wkb = [
+                shapely.to_wkb(np.asarray(f.geometry.to_numpy(), dtype=object))
+                for f in (left, right)
+            ]
+            assert wkb[0].tolist() == wkb[1].tolist(), kind

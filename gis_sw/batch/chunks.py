@@ -278,10 +278,59 @@ def _own_geometries(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     return frame.set_geometry(gpd.GeoSeries(copies, index=frame.index, crs=frame.crs))
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class ContextIndex:
+    """The context layers as chunks take them: big polygons cut, one STRtree per layer.
+
+    It needs neither the parcels nor the chunk plan, so a run builds it while it plans
+    the chunks (:func:`gis_sw.batch.run.run_chunks_to_store`).
+
+    Attributes
+    ----------
+    layers
+        Kind to the layer, big polygons cut (:func:`subdivide`), RangeIndex.
+    trees
+        Kind to the STRtree of that layer's geometries (built).
+    """
+
+    layers: Mapping[str, gpd.GeoDataFrame]
+    trees: Mapping[str, shapely.STRtree]
+
+
+def index_context(
+    context: Mapping[str, gpd.GeoDataFrame | None], *, workers: int = 1
+) -> ContextIndex:
+    """Return the :class:`ContextIndex` of the context layers (None: a layer not given).
+
+    ``workers`` threads share out the cutting of big polygons (:func:`subdivide`).
+    """
+    layers: dict[str, gpd.GeoDataFrame] = {}
+    trees: dict[str, shapely.STRtree] = {}
+    with ExitStack() as stack:
+        pool = None
+        if workers > 1:
+            pool = stack.enter_context(
+                ThreadPoolExecutor(max_workers=workers, thread_name_prefix="gis-sw-cut")
+            )
+        for kind, frame in context.items():
+            if frame is None:
+                continue
+            if kind in POLYGON_KINDS:
+                layer = subdivide(frame, pool=pool, workers=workers)
+            else:
+                layer = frame.reset_index(drop=True)
+            layers[kind] = layer
+            tree = shapely.STRtree(np.asarray(layer.geometry.to_numpy()))
+            tree.query(shapely.box(0, 0, 0, 0))  # build it here, before any thread uses it
+            trees[kind] = tree
+    return ContextIndex(layers=layers, trees=trees)
+
+
 class ChunkSource:
     """Builds each chunk's inputs on demand from whole layers (one STRtree per layer).
 
-    ``workers`` threads share out the cutting of big polygons (:func:`subdivide`).
+    ``workers`` threads share out the cutting of big polygons (:func:`subdivide`); an
+    ``index`` of the context built already (:func:`index_context`) stands for ``context``.
     """
 
     def __init__(
@@ -291,28 +340,13 @@ class ChunkSource:
         plan: ChunkPlan,
         *,
         workers: int = 1,
+        index: ContextIndex | None = None,
     ) -> None:
         self.parcels = parcels.reset_index(drop=True)
         self.plan = plan
-        self._layers: dict[str, gpd.GeoDataFrame] = {}
-        self._trees: dict[str, shapely.STRtree] = {}
-        with ExitStack() as stack:
-            pool = None
-            if workers > 1:
-                pool = stack.enter_context(
-                    ThreadPoolExecutor(max_workers=workers, thread_name_prefix="gis-sw-cut")
-                )
-            for kind, frame in context.items():
-                if frame is None:
-                    continue
-                if kind in POLYGON_KINDS:
-                    layer = subdivide(frame, pool=pool, workers=workers)
-                else:
-                    layer = frame.reset_index(drop=True)
-                self._layers[kind] = layer
-                tree = shapely.STRtree(np.asarray(layer.geometry.to_numpy()))
-                tree.query(shapely.box(0, 0, 0, 0))  # build it here, before any thread uses it
-                self._trees[kind] = tree
+        built = index if index is not None else index_context(context, workers=workers)
+        self._layers: dict[str, gpd.GeoDataFrame] = dict(built.layers)
+        self._trees: dict[str, shapely.STRtree] = dict(built.trees)
 
     @property
     def present(self) -> frozenset[str]:

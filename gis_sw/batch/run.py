@@ -35,7 +35,9 @@ from gis_sw.batch.chunks import (
     CONTEXT_KINDS,
     ChunkPlan,
     ChunkSource,
+    ContextIndex,
     halo_ft,
+    index_context,
     plan_chunks,
 )
 from gis_sw.batch.fingerprint import layer_hashes_of, run_fingerprint
@@ -236,10 +238,24 @@ def streams(options: RunOptions) -> bool:
 
 
 def memory_source(
-    layers: LayerSet, prepared: PreparedParcels, plan: ChunkPlan, options: RunOptions
+    layers: LayerSet,
+    prepared: PreparedParcels,
+    plan: ChunkPlan,
+    options: RunOptions,
+    index: ContextIndex | None = None,
 ) -> ChunkSource:
-    """Return the chunk source of whole layers in memory (big polygons cut on the workers)."""
+    """Return the chunk source of whole layers in memory (big polygons cut on the workers).
+
+    ``index`` is the context of ``layers`` cut and indexed already (:func:`context_index`).
+    """
+    if index is not None:
+        return ChunkSource(prepared.parcels, {}, plan, workers=options.workers, index=index)
     return ChunkSource(prepared.parcels, _context(layers), plan, workers=options.workers)
+
+
+def context_index(layers: LayerSet, options: RunOptions) -> ContextIndex:
+    """Return the context layers of ``layers`` cut and indexed for a memory chunk source."""
+    return index_context(_context(layers), workers=options.workers)
 
 
 SPILL_PREFIX = ".gis-sw-spill-"
@@ -425,16 +441,17 @@ def run_chunks_to_store(
         it cannot read (see :meth:`PartStore.start`).
     """
     starting: Future[Cluster] | None = None
-    with ThreadPoolExecutor(max_workers=3, thread_name_prefix="gis-sw-source") as early:
-        # the layers are hashed (no chunk plan needed) while this thread plans the chunks
-        # and the chunk source is built (big polygons cut, trees built: GEOS work without
-        # the GIL); none of them changes a layer or prepares a geometry
+    with ThreadPoolExecutor(max_workers=4, thread_name_prefix="gis-sw-source") as early:
+        # neither needs the chunk plan: the layers are hashed and the context layers cut
+        # and indexed (big polygons cut, trees built: GEOS work without the GIL) while
+        # this thread plans the chunks; none of them changes a layer or prepares a geometry
         hashing = early.submit(layer_hashes_of, layers)
+        indexing = None if streams(options) else early.submit(context_index, layers, options)
         prepared, plan = plan_for(layers, ruleset, chunk_size=options.chunk_size)
         building = (
             None
-            if streams(options)
-            else early.submit(memory_source, layers, prepared, plan, options)
+            if indexing is None
+            else early.submit(_source_when_indexed, layers, prepared, plan, options, indexing)
         )
         if options.engine == Engine.DASK and building is not None and not options.scheduler:
             # meanwhile too: import distributed (0.4 to 0.9 s), then start the local
@@ -472,6 +489,17 @@ def run_chunks_to_store(
         built=built,
         cluster=cluster,
     )
+
+
+def _source_when_indexed(
+    layers: LayerSet,
+    prepared: PreparedParcels,
+    plan: ChunkPlan,
+    options: RunOptions,
+    indexing: Future[ContextIndex],
+) -> ChunkSource:
+    """Return the memory chunk source once its context index is built."""
+    return memory_source(layers, prepared, plan, options, indexing.result())
 
 
 def _start_cluster(building: Future[ChunkSource], options: RunOptions) -> Cluster:
