@@ -254,6 +254,8 @@ def _dispatch(pool: list[_Worker], queue: list[int], finish: Callable[[int, Any]
                 raise _rebuild(body, text)
             if queue:
                 worker.give(queue.pop())  # before storing: the worker never waits on us
+            else:
+                worker.stop()  # nothing left for it: it leaves while the others finish
             finish(chunk_id, body)
 
 
