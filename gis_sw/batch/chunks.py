@@ -347,6 +347,7 @@ class ChunkSource:
         built = index if index is not None else index_context(context, workers=workers)
         self._layers: dict[str, gpd.GeoDataFrame] = dict(built.layers)
         self._trees: dict[str, shapely.STRtree] = dict(built.trees)
+        self._costs: npt.NDArray[np.float64] | None = None
 
     @property
     def present(self) -> frozenset[str]:
@@ -391,7 +392,13 @@ class ChunkSource:
         The coordinates of the chunk's parcels plus those of every context feature whose
         envelope meets the chunk's haloed envelope: the geometry its overlays, bands and
         siting cut through.  Only the order of the chunks follows from it, never a figure.
+        Computed once (a run computes it where it builds the source, before the fork).
         """
+        if self._costs is None:
+            self._costs = self._count_costs()
+        return self._costs.copy()
+
+    def _count_costs(self) -> npt.NDArray[np.float64]:
         n_chunks = self.plan.n_chunks
         order, size = self.plan.order, self.plan.chunk_size
         vertices = shapely.get_num_coordinates(

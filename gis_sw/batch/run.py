@@ -498,8 +498,10 @@ def _source_when_indexed(
     options: RunOptions,
     indexing: Future[ContextIndex],
 ) -> ChunkSource:
-    """Return the memory chunk source once its context index is built."""
-    return memory_source(layers, prepared, plan, options, indexing.result())
+    """Return the memory chunk source once its context index is built (costs counted)."""
+    source = memory_source(layers, prepared, plan, options, indexing.result())
+    source.costs()  # here, beside the hashing, not on the way to the fork
+    return source
 
 
 def _start_cluster(building: Future[ChunkSource], options: RunOptions) -> Cluster:
