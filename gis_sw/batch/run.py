@@ -179,9 +179,9 @@ def screen_layers(
     With ``store``, each chunk's rows are written as a part as soon as it is finished and
     chunks in ``done`` are skipped (resume); the rows are read back from the parts (each as
     soon as it is written, the resumed ones at the end).  Without it, rows are kept in
-    memory.  ``built`` is the chunk source of
-    ``prepared_plan`` when it was built already (:func:`run_chunks_to_store` builds it while
-    it hashes the layers); a streamed run ignores it.  ``cluster`` is the local Dask
+    memory.  ``built`` is the chunk source of ``prepared_plan`` when it was built already
+    (:func:`run_chunks_to_store` builds it while it hashes the layers); a streamed run
+    ignores it.  ``cluster`` is the local Dask
     cluster started for ``built`` (:func:`gis_sw.batch.dask_engine.connect`); it is closed
     when the run ends.
 
