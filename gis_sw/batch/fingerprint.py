@@ -91,7 +91,9 @@ def _text_dtype(dtype: object) -> bool:
     Object and string columns (pandas' and pyarrow's); a null of a numeric, boolean,
     datetime or categorical column hashes the same either way.
     """
-    return dtype == np.dtype(object) or isinstance(dtype, (pd.StringDtype, pd.ArrowDtype))
+    if isinstance(dtype, np.dtype):
+        return dtype.kind == "O"
+    return isinstance(dtype, (pd.StringDtype, pd.ArrowDtype))
 
 
 def layer_hashes_of(layers: LayerSet) -> dict[str, str]:
