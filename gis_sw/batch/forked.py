@@ -211,8 +211,10 @@ def run_forked(
         return
     context = multiprocessing.get_context("fork")
     workers = max(1, min(workers, len(todo)))
-    gc.collect()
-    gc.freeze()  # inherited objects stay out of the collector's writes in the children
+    # inherited objects stay out of the collector's writes in the children; no
+    # gc.collect() first (0.05 to 0.1 s at 100,000 parcels, before any chunk starts): the
+    # garbage it would free is frozen too, shared with the children and never touched
+    gc.freeze()
     _TASK = task
     pool: list[_Worker] = []
     try:
@@ -252,6 +254,8 @@ def _dispatch(pool: list[_Worker], queue: list[int], finish: Callable[[int, Any]
                 raise _rebuild(body, text)
             if queue:
                 worker.give(queue.pop())  # before storing: the worker never waits on us
+            else:
+                worker.stop()  # nothing left for it: it leaves while the others finish
             finish(chunk_id, body)
 
 

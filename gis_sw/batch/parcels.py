@@ -245,10 +245,11 @@ def _siting(chunk: Chunk, ruleset: Ruleset) -> tuple[FloatArray, FloatArray]:
     measured by :func:`gis_sw.analysis.siting.siting_areas` on the chunk and its halo
     (vector layers only, no device depth: see the module docstring).
     """
-    parcels = chunk.parcels.reset_index(drop=True)
+    # the chunk's frames as they are: siting selects the parcels with a new RangeIndex
+    # itself (gis_sw.analysis.siting.polygons.select_parcels), a copy here was a second one
     layers = LayerSet(
         crs=ruleset.working_crs,
-        vectors={"parcels": parcels, **chunk.context},
+        vectors={"parcels": chunk.parcels, **chunk.context},
     )
     areas = siting_areas(layers, ruleset, quad_segs=BUFFER_QUAD_SEGS)
     roof, vehicle = (

@@ -322,29 +322,51 @@ class PartStore:
             os.fsync(handle.fileno())
         return target
 
-    def read_all(self, n_chunks: int, rows_of: RowsOf | None = None) -> pd.DataFrame:
+    def read_part(self, chunk_id: int, rows_of: RowsOf | None = None) -> pd.DataFrame:
+        """One chunk's rows, read from its part (as :meth:`read_all` reads each).
+
+        A run reads each part back as soon as it wrote it, while the workers screen the
+        next chunks, so :meth:`read_all` at the end has only the resumed parts to read.
+
+        Raises
+        ------
+        OutputError
+            If the part is missing or does not hold its chunk's rows.
+        """
+        path = self.folder / part_name(chunk_id)
+        if not path.exists():
+            raise OutputError(
+                f"part {path} is missing: the run did not finish. Fix: rerun with --resume."
+            )
+        frame = pd.read_parquet(path)
+        if rows_of is not None and not np.array_equal(frame["row"].to_numpy(), rows_of(chunk_id)):
+            raise OutputError(
+                f"part {path} changed while the run was finishing. Fix: rerun with --resume."
+            )
+        return frame
+
+    def read_all(
+        self,
+        n_chunks: int,
+        rows_of: RowsOf | None = None,
+        *,
+        read: Mapping[int, pd.DataFrame] | None = None,
+    ) -> pd.DataFrame:
         """Every chunk's rows, concatenated and ordered by parcel row.
+
+        ``read`` holds the parts already read back (:meth:`read_part`), by chunk id; the
+        others are read here.
 
         Raises
         ------
         OutputError
             If a part is missing or does not hold its chunk's rows.
         """
-        frames = []
-        for chunk_id in range(n_chunks):
-            path = self.folder / part_name(chunk_id)
-            if not path.exists():
-                raise OutputError(
-                    f"part {path} is missing: the run did not finish. Fix: rerun with --resume."
-                )
-            frame = pd.read_parquet(path)
-            if rows_of is not None and not np.array_equal(
-                frame["row"].to_numpy(), rows_of(chunk_id)
-            ):
-                raise OutputError(
-                    f"part {path} changed while the run was finishing. Fix: rerun with --resume."
-                )
-            frames.append(frame)
+        read = read or {}
+        frames = [
+            read[chunk_id] if chunk_id in read else self.read_part(chunk_id, rows_of)
+            for chunk_id in range(n_chunks)
+        ]
         rows = pd.concat(frames, ignore_index=True)
         return rows.sort_values("row", kind="stable").reset_index(drop=True)
 

@@ -31,8 +31,16 @@ import geopandas as gpd
 import numpy as np
 import pandas as pd
 
-from gis_sw.batch.chunks import CONTEXT_KINDS, ChunkPlan, ChunkSource, halo_ft, plan_chunks
-from gis_sw.batch.fingerprint import run_fingerprint
+from gis_sw.batch.chunks import (
+    CONTEXT_KINDS,
+    ChunkPlan,
+    ChunkSource,
+    ContextIndex,
+    halo_ft,
+    index_context,
+    plan_chunks,
+)
+from gis_sw.batch.fingerprint import layer_hashes_of, run_fingerprint
 from gis_sw.batch.parcels import RESULT_COLUMNS, coverage_context, screen_chunk
 from gis_sw.batch.prepare import PreparedParcels, prepare_parcels
 from gis_sw.batch.resume import PartStore, Resumed
@@ -169,10 +177,11 @@ def screen_layers(
     """Screen every parcel of ``layers``.
 
     With ``store``, each chunk's rows are written as a part as soon as it is finished and
-    chunks in ``done`` are skipped (resume); the rows are read back from the parts at the
-    end.  Without it, rows are kept in memory.  ``built`` is the chunk source of
-    ``prepared_plan`` when it was built already (:func:`run_chunks_to_store` builds it while
-    it hashes the layers); a streamed run ignores it.  ``cluster`` is the local Dask
+    chunks in ``done`` are skipped (resume); the rows are read back from the parts (each as
+    soon as it is written, the resumed ones at the end).  Without it, rows are kept in
+    memory.  ``built`` is the chunk source of ``prepared_plan`` when it was built already
+    (:func:`run_chunks_to_store` builds it while it hashes the layers); a streamed run
+    ignores it.  ``cluster`` is the local Dask
     cluster started for ``built`` (:func:`gis_sw.batch.dask_engine.connect`); it is closed
     when the run ends.
 
@@ -186,8 +195,9 @@ def screen_layers(
     kept: dict[int, pd.DataFrame] = {}
 
     def finish(chunk_id: int, rows: pd.DataFrame) -> None:
-        if store is None:
-            kept[chunk_id] = rows
+        # with a store, the part just written is read back now, while the workers screen
+        # on: the same frame the end would read, off the run's tail
+        kept[chunk_id] = rows if store is None else store.read_part(chunk_id, plan.rows)
         if progress:
             progress(1)
 
@@ -207,7 +217,7 @@ def screen_layers(
             stack.callback(cluster.close)  # closed here if not by the engine
         run_source(source, todo, ruleset, saving(store, finish), options=options, cluster=cluster)
     if store is not None:
-        rows = store.read_all(plan.n_chunks, plan.rows)
+        rows = store.read_all(plan.n_chunks, plan.rows, read=kept)
     elif kept:
         rows = pd.concat([kept[i] for i in sorted(kept)], ignore_index=True)
         rows = rows.sort_values("row", kind="stable").reset_index(drop=True)
@@ -228,10 +238,24 @@ def streams(options: RunOptions) -> bool:
 
 
 def memory_source(
-    layers: LayerSet, prepared: PreparedParcels, plan: ChunkPlan, options: RunOptions
+    layers: LayerSet,
+    prepared: PreparedParcels,
+    plan: ChunkPlan,
+    options: RunOptions,
+    index: ContextIndex | None = None,
 ) -> ChunkSource:
-    """Return the chunk source of whole layers in memory (big polygons cut on the workers)."""
+    """Return the chunk source of whole layers in memory (big polygons cut on the workers).
+
+    ``index`` is the context of ``layers`` cut and indexed already (:func:`context_index`).
+    """
+    if index is not None:
+        return ChunkSource(prepared.parcels, {}, plan, workers=options.workers, index=index)
     return ChunkSource(prepared.parcels, _context(layers), plan, workers=options.workers)
+
+
+def context_index(layers: LayerSet, options: RunOptions) -> ContextIndex:
+    """Return the context layers of ``layers`` cut and indexed for a memory chunk source."""
+    return index_context(_context(layers), workers=options.workers)
 
 
 SPILL_PREFIX = ".gis-sw-spill-"
@@ -314,6 +338,7 @@ def _run_local(
         for chunk_id in todo:
             finish(chunk_id, task(chunk_id))
         return
+    todo = costliest_first(source, todo)
     if uses_processes(options, len(todo)):
         from gis_sw.batch.forked import run_forked
 
@@ -322,6 +347,21 @@ def _run_local(
     if options.parallel == Parallel.PROCESSES:
         log.info("no fork here (not Linux, or other threads running): screening on threads")
     _run_threads(task, todo, finish, workers=workers)
+
+
+def costliest_first(source: ChunkSource | DiskChunkSource, todo: list[int]) -> list[int]:
+    """Return ``todo`` with the costliest chunks first (:meth:`ChunkSource.costs`).
+
+    So the last chunks are the cheapest and the workers end together: the run's tail,
+    one worker idle while another finishes a big chunk, is as short as it can be.  Chunks
+    of equal cost keep the plan's order; a source without an estimate keeps it too.
+    The order of the work changes no figure: rows are put back in parcel order.
+    """
+    if not isinstance(source, ChunkSource) or len(todo) < 2:
+        return list(todo)
+    cost = source.costs()[np.asarray(todo, dtype=np.int64)]
+    ranked = np.argsort(-cost, kind="stable")
+    return [todo[i] for i in ranked]
 
 
 def _run_threads(
@@ -400,15 +440,18 @@ def run_chunks_to_store(
         When earlier parts are in the way, or a resume meets a different run or a manifest
         it cannot read (see :meth:`PartStore.start`).
     """
-    prepared, plan = plan_for(layers, ruleset, chunk_size=options.chunk_size)
     starting: Future[Cluster] | None = None
-    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="gis-sw-source") as early:
-        # the chunk source is built (big polygons cut, trees built: GEOS work without the
-        # GIL) while this thread hashes the layers; neither prepares a geometry
+    with ThreadPoolExecutor(max_workers=4, thread_name_prefix="gis-sw-source") as early:
+        # neither needs the chunk plan: the layers are hashed and the context layers cut
+        # and indexed (big polygons cut, trees built: GEOS work without the GIL) while
+        # this thread plans the chunks; none of them changes a layer or prepares a geometry
+        hashing = early.submit(layer_hashes_of, layers)
+        indexing = None if streams(options) else early.submit(context_index, layers, options)
+        prepared, plan = plan_for(layers, ruleset, chunk_size=options.chunk_size)
         building = (
             None
-            if streams(options)
-            else early.submit(memory_source, layers, prepared, plan, options)
+            if indexing is None
+            else early.submit(_source_when_indexed, layers, prepared, plan, options, indexing)
         )
         if options.engine == Engine.DASK and building is not None and not options.scheduler:
             # meanwhile too: import distributed (0.4 to 0.9 s), then start the local
@@ -426,6 +469,7 @@ def run_chunks_to_store(
                 proposals,
                 files,
                 on_plan,
+                hashing.result(),
             )
             built = building.result() if building is not None else None
             cluster = starting.result() if starting is not None else None
@@ -447,6 +491,19 @@ def run_chunks_to_store(
     )
 
 
+def _source_when_indexed(
+    layers: LayerSet,
+    prepared: PreparedParcels,
+    plan: ChunkPlan,
+    options: RunOptions,
+    indexing: Future[ContextIndex],
+) -> ChunkSource:
+    """Return the memory chunk source once its context index is built (costs counted)."""
+    source = memory_source(layers, prepared, plan, options, indexing.result())
+    source.costs()  # here, beside the hashing, not on the way to the fork
+    return source
+
+
 def _start_cluster(building: Future[ChunkSource], options: RunOptions) -> Cluster:
     """Import distributed, wait for the chunk source, start the local cluster for it."""
     importlib.import_module("dask.distributed")
@@ -466,8 +523,13 @@ def _fingerprint_and_store(  # noqa: PLR0917  # the run's options, passed throug
     proposals: str | Path | None,
     files: Mapping[str, Path] | None,
     on_plan: Callable[[ChunkPlan], None] | None,
+    layer_hashes: Mapping[str, str] | None = None,
 ) -> tuple[PartStore, Resumed]:
-    """Hash the run's inputs and open its part store (what a resume keeps)."""
+    """Hash the run's inputs and open its part store (what a resume keeps).
+
+    ``layer_hashes`` are the layers' hashes when they were taken already
+    (:func:`gis_sw.batch.fingerprint.layer_hashes_of`).
+    """
     fingerprint = run_fingerprint(
         layers,
         ruleset,
@@ -477,6 +539,7 @@ def _fingerprint_and_store(  # noqa: PLR0917  # the run's options, passed throug
         quick=options.quick,
         halo_ft=plan.halo_ft,
         chunks=plan.fingerprints,
+        layer_hashes=layer_hashes,
     )
     store, found = start_store(
         out_dir, fingerprint, plan, resume=resume, overwrite=overwrite, on_plan=on_plan
