@@ -280,6 +280,16 @@ def _whole(
     from gis_sw.batch.write import missing_layers_note, write_batch_outputs
 
     stage = _Stages()
+    if plan.overview:
+        from gis_sw.batch.tail import TailWork, importer
+        from gis_sw.batch.write import OVERVIEW_MODULE
+
+        # the core the screen's last chunk leaves idle imports the map's module, which
+        # the write stage's drawing child then inherits
+        tail = TailWork(
+            importer(OVERVIEW_MODULE), workers=options.workers, progress=hooks[0], on_plan=hooks[1]
+        )
+        hooks = (tail.progress, tail.on_plan)
     layers = read_town(source, ruleset=plan.ruleset, everything=proposals is not None)
     read = None
     if proposals is not None:
