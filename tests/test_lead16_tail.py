@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gis_sw.batch.synthetic import CRS, synthetic_frames
+from gis_sw.batch.synthetic import write_synthetic_town
 from gis_sw.batch.tail import TailWork
 
 
@@ -82,15 +82,9 @@ print(len(seen), seen.index(True) if True in seen else -1, sorted(run.written))
 
 
 def test_a_batch_imports_the_map_module_during_its_last_chunks(tmp_path: Path) -> None:
-    town = tmp_path / "town"
-    town.mkdir()
-    lines = ["[manifest]", 'name = "generated"', f'crs = "{CRS}"', ""]
-    for kind, frame in synthetic_frames(600, seed=16).items():
-        frame.to_parquet(town / f"{kind}.parquet")
-        lines += [f"[{kind}]", f'path = "{kind}.parquet"', ""]
-    (town / "layers.toml").write_text("\n".join(lines), encoding="utf-8")
+    manifest = write_synthetic_town(tmp_path / "town", 600, seed=16)
     done = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(town / "layers.toml"), str(tmp_path / "out")],
+        [sys.executable, "-c", SCRIPT, str(manifest), str(tmp_path / "out")],
         capture_output=True,
         text=True,
         check=True,

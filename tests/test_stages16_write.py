@@ -20,20 +20,15 @@ import gis_sw.batch.write as write
 import gis_sw.outputs.maps.overview as overview
 from gis_sw.batch.api import screen_town
 from gis_sw.batch.aside import start_aside
-from gis_sw.batch.synthetic import CRS, synthetic_frames
+from gis_sw.batch.synthetic import synthetic_frames, write_synthetic_town
 from gis_sw.errors import LayerError, OutputError, Problem
 
 OUTPUTS = ("parcels.parquet", "problems.csv", "summary.csv", "overview.png")
 
 
 def _write_town(folder: Path, n: int, seed: int) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    lines = ["[manifest]", 'name = "generated"', f'crs = "{CRS}"', ""]
-    for kind, frame in synthetic_frames(n, seed=seed).items():
-        frame.to_parquet(folder / f"{kind}.parquet")
-        lines += [f"[{kind}]", f'path = "{kind}.parquet"', ""]
-    (folder / "layers.toml").write_text("\n".join(lines), encoding="utf-8")
-    return folder / "layers.toml"
+    """A generated town as GeoParquet files and a layers manifest, as `gis-sw sample` does."""
+    return write_synthetic_town(folder, n, seed=seed)
 
 
 @pytest.fixture(scope="module")

@@ -14,20 +14,14 @@ import gis_sw
 from gis_sw.batch.chunks import ChunkSource
 from gis_sw.batch.run import RunOptions, plan_for, rows_equal, screen_layers
 from gis_sw.batch.stream_run import spill_layerset
-from gis_sw.batch.synthetic import CRS, synthetic_frames, synthetic_town
+from gis_sw.batch.synthetic import synthetic_town, write_synthetic_town
 from gis_sw.errors import GisSwError
 from gis_sw.ruleset import Ruleset
 
 
 def _write_town(folder: Path, n: int, seed: int) -> Path:
     """A generated town as GeoParquet files and a layers manifest, as `gis-sw sample` does."""
-    folder.mkdir(parents=True, exist_ok=True)
-    lines = ["[manifest]", 'name = "generated"', f'crs = "{CRS}"', ""]
-    for kind, frame in synthetic_frames(n, seed=seed).items():
-        frame.to_parquet(folder / f"{kind}.parquet")
-        lines += [f"[{kind}]", f'path = "{kind}.parquet"', ""]
-    (folder / "layers.toml").write_text("\n".join(lines), encoding="utf-8")
-    return folder / "layers.toml"
+    return write_synthetic_town(folder, n, seed=seed)
 
 
 def test_disk_chunks_hold_the_same_features_as_memory_chunks(

@@ -9,6 +9,8 @@ own sample generator (``gis-sw sample``) makes richer towns; this one only needs
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import geopandas as gpd
 import numpy as np
 import pandas as pd
@@ -118,3 +120,19 @@ def synthetic_frames(n_parcels: int, *, seed: int = 0) -> dict[str, gpd.GeoDataF
 def synthetic_town(n_parcels: int, *, seed: int = 0) -> LayerSet:
     """Return a :class:`LayerSet` of :func:`synthetic_frames`."""
     return make_layerset(CRS, synthetic_frames(n_parcels, seed=seed), source="<synthetic>")
+
+
+def write_synthetic_town(folder: Path, n_parcels: int, *, seed: int = 0) -> Path:
+    """Write :func:`synthetic_frames` as GeoParquet files and a layers manifest in ``folder``.
+
+    Returns the manifest's path (``folder/layers.toml``), as ``gis-sw sample`` lays a town
+    out: one file a layer, named for its kind.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = ["[manifest]", 'name = "generated"', f'crs = "{CRS}"', ""]
+    for kind, frame in synthetic_frames(n_parcels, seed=seed).items():
+        frame.to_parquet(folder / f"{kind}.parquet")
+        lines += [f"[{kind}]", f'path = "{kind}.parquet"', ""]
+    manifest = folder / "layers.toml"
+    manifest.write_text("\n".join(lines), encoding="utf-8")
+    return manifest
