@@ -178,3 +178,33 @@ def test_a_running_scheduler_keeps_its_own_settings_and_gets_the_one_thread_rows
         assert _stealing(cluster.scheduler) is True
         assert all(w.memory_manager.memory_limit for w in cluster.workers.values())
     assert rows_equal(one_thread, got.rows)
+
+
+@linux
+def test_two_runs_at_once_print_no_port_warning(source: ChunkSource) -> None:
+    import socket
+    import warnings
+
+    held = socket.socket()
+    held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        held.bind(("127.0.0.1", 8787))  # as an earlier run (or a real dashboard) would
+        held.listen()
+    except OSError:  # taken already: the same situation
+        pass
+    building: Future[ChunkSource] = Future()
+    building.set_result(source)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            cluster = dask_engine.start_local(building, RunOptions(engine=Engine.DASK, workers=1))
+        try:
+            http = cluster.local.scheduler.services["dashboard"]
+            assert http.address == "127.0.0.1"
+            assert http.port not in {0, 8787}
+            assert len(cluster.client.scheduler_info(n_workers=-1)["workers"]) == 1
+        finally:
+            cluster.close()
+    finally:
+        held.close()
+    assert [str(w.message) for w in caught if "already in use" in str(w.message)] == []

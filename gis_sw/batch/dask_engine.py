@@ -97,13 +97,22 @@ QUIET: Mapping[str, object] = {
     "distributed.worker.memory.monitor-interval": "1s",
     "distributed.scheduler.work-stealing": False,
     "distributed.client.scheduler-info-interval": "10s",
+    "distributed.scheduler.http.routes": [],
+    "distributed.worker.http.routes": [],
 }
 """Dask settings of the local cluster: no sampling profiler, slow ticks and monitors.
 
 No work stealing either: every task is one chunk of the same size, queued on the scheduler
 until a worker has a free thread (``worker-saturation``), so there is nothing to steal and
 its balancing pass every 100 ms is wasted.  The client asks the scheduler for its workers'
-state every 10 s instead of 2 s (nothing here reads it)."""
+state every 10 s instead of 2 s (nothing here reads it).  No HTTP routes: even with no
+dashboard, the scheduler and each worker serve health, JSON and Prometheus pages (see
+:data:`LOCAL_SCHEDULER_OPTIONS`)."""
+
+LOCAL_SCHEDULER_OPTIONS: Mapping[str, object] = {"dashboard_address": "127.0.0.1:0"}
+"""Options of the local cluster's scheduler: its HTTP server (kept by Dask with no dashboard
+and no routes) on a free port of this machine only, not on 8787 (taken by the first of two
+runs at once, and the second warned "Port 8787 is already in use" on stderr)."""
 
 LOCAL_WORKER_OPTIONS: Mapping[str, object] = {"memory_limit": 0}
 """Options of the local cluster's workers: no memory limit.
@@ -174,6 +183,7 @@ def _scheduler_only() -> tuple[Any, Any]:
             processes=True,
             dashboard_address=None,
             silence_logs=logging.WARNING,
+            scheduler_kwargs=dict(LOCAL_SCHEDULER_OPTIONS),
             **LOCAL_WORKER_OPTIONS,
         )
         try:
@@ -343,7 +353,15 @@ def run_on_dask(
             futures[future] = chunk_id
             return future
 
-        running = as_completed([submit() for _ in range(min(window, len(queue)))])
+        # the first window goes in one message (one graph for the scheduler), then one
+        # task per chunk finished
+        first = [queue.pop() for _ in range(min(window, len(queue)))]
+        n = len(first)
+        started = client.map(
+            task, [shared] * n, first, [payload] * n, [options.quick] * n, pure=False
+        )
+        futures.update(zip(started, first, strict=True))
+        running = as_completed(started)
         for future in running:
             chunk_id = futures.pop(future)
             finish(chunk_id, future.result())
