@@ -36,6 +36,7 @@ from __future__ import annotations
 import gc
 import logging
 import multiprocessing
+import os
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -216,7 +217,7 @@ def _add_workers(client: Any, cluster: Any, workers: int) -> None:
             client.wait_for_workers(workers)
     finally:
         gc.unfreeze()
-    addresses = list(client.scheduler_info(n_workers=-1)["workers"])
+    addresses = list(client.run(os.getpid))  # every worker's (scheduler_info lists 5)
     ready = [client.submit(_ready, a, workers=[a], pure=False) for a in addresses]
     client.gather(ready)
 
