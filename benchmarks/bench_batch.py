@@ -391,8 +391,21 @@ def end_to_end(
         emit(**bench, **row)
 
 
-def dask_row(what: str, n: int, times: list[float], local: list[float], same: str) -> dict:
-    """The row of one Dask variant against ``--engine local`` (best of each's runs)."""
+def dask_row(
+    what: str,
+    n: int,
+    times: list[float],
+    local: list[float],
+    same: str,
+    cpu: list[float] | None = None,
+    local_cpu: list[float] | None = None,
+) -> dict:
+    """The row of one Dask variant against ``--engine local`` (best of each's runs).
+
+    With ``cpu`` and ``local_cpu`` (the CPU seconds of each run's whole process tree),
+    the note gives the CPU ratio too (the least of each's): on a shared machine it moves
+    less than the wall time does.
+    """
     row: dict = {
         "table": "dask",
         "what": what,
@@ -411,6 +424,9 @@ def dask_row(what: str, n: int, times: list[float], local: list[float], same: st
         met=ratio <= GOAL_DASK_X and same == "identical parcels.parquet",
         note=f"{same}; {ratio:.2f}x; best of {len(times)} runs each, taking turns",
     )
+    if cpu and local_cpu:
+        cpu_ratio = min(cpu) / min(local_cpu)
+        row["note"] += f"; CPU {min(cpu):.1f} s against {min(local_cpu):.1f} s, {cpu_ratio:.2f}x"
     return row
 
 
@@ -466,6 +482,7 @@ def dask_vs_local(work: Path, n: int, seed: int, workers: int, rounds: int = 2) 
         errors["processes"] = f"no LocalCluster: {type(exc).__name__}: {exc}"[:400]
         print(f"  {errors['processes']}", flush=True)
     times: dict[str, list[float]] = {name: [] for name in (*engines, "processes")}
+    cpu: dict[str, list[float]] = {name: [] for name in times}
     try:
         for _ in range(rounds):
             for name, flags in engines.items():
@@ -476,6 +493,7 @@ def dask_vs_local(work: Path, n: int, seed: int, workers: int, rounds: int = 2) 
                     print(f"{name:>10}: failed: {got.failed}", flush=True)
                     continue
                 times[name].append(got.seconds)
+                cpu[name].append(got.cpu_seconds)
                 print(
                     f"{name:>10}: {got.seconds:.1f} s, CPU {got.cpu_seconds:.1f} s "
                     f"({stage_text(got.output)})",
@@ -491,7 +509,9 @@ def dask_vs_local(work: Path, n: int, seed: int, workers: int, rounds: int = 2) 
             or errors.get("local")
             or compare_parquet(local, work / f"batch_{n}_{name}" / "parcels.parquet")
         )
-        row = dask_row(DASK_WHAT[name], n, times[name], times["local"], same)
+        row = dask_row(
+            DASK_WHAT[name], n, times[name], times["local"], same, cpu[name], cpu["local"]
+        )
         if name == "processes":
             row["note"] += "; the cluster started before the runs (not timed), as a real one runs"
         print(f"{name}: {row['note']}", flush=True)

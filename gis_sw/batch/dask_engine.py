@@ -14,7 +14,10 @@ where shipping the chunk source once costs 1.5 s of pickling here and 1.1 s of u
 in each worker, and reading chunks back from spill files 2.3 s more CPU than cutting them
 from memory.  The worker's statistical profiler, the 20 ms event-loop tick and the fast
 system and memory monitors cost about 1.5 s of CPU per run on top of the 15 s of screening:
-they are slowed or off for the local cluster (:data:`QUIET`).
+they are slowed or off for the local cluster (:data:`QUIET`), and so are work stealing and
+the workers' memory limit (:data:`LOCAL_WORKER_OPTIONS`).  The scheduler and its client
+start before the chunk source is built (:func:`start_local`); only the workers wait for
+it, and each runs a no-op task before the first chunk.
 
 To a running cluster (``--scheduler tcp://host:8786``), what travels is small: the
 :class:`~gis_sw.batch.stream.DiskChunkSource` (paths of the spilled layers and the envelopes
@@ -33,6 +36,7 @@ from __future__ import annotations
 import gc
 import logging
 import multiprocessing
+import os
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -47,6 +51,8 @@ from gis_sw.batch.stream import DiskChunkSource
 from gis_sw.ruleset import Ruleset, parse_ruleset
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from gis_sw.batch.run import RunOptions
 
 log = logging.getLogger(__name__)
@@ -90,8 +96,32 @@ QUIET: Mapping[str, object] = {
     "distributed.admin.tick.interval": "1s",
     "distributed.admin.system-monitor.interval": "5s",
     "distributed.worker.memory.monitor-interval": "1s",
+    "distributed.scheduler.work-stealing": False,
+    "distributed.client.scheduler-info-interval": "10s",
+    "distributed.scheduler.http.routes": [],
+    "distributed.worker.http.routes": [],
 }
-"""Dask settings of the local cluster: no sampling profiler, slow ticks and monitors."""
+"""Dask settings of the local cluster: no sampling profiler, slow ticks and monitors.
+
+No work stealing either: every task is one chunk of the same size, queued on the scheduler
+until a worker has a free thread (``worker-saturation``), so there is nothing to steal and
+its balancing pass every 100 ms is wasted.  The client asks the scheduler for its workers'
+state every 10 s instead of 2 s (nothing here reads it).  No HTTP routes: even with no
+dashboard, the scheduler and each worker serve health, JSON and Prometheus pages (see
+:data:`LOCAL_SCHEDULER_OPTIONS`)."""
+
+LOCAL_SCHEDULER_OPTIONS: Mapping[str, object] = {"dashboard_address": "127.0.0.1:0"}
+"""Options of the local cluster's scheduler: its HTTP server (kept by Dask with no dashboard
+and no routes) on a free port of this machine only, not on 8787 (taken by the first of two
+runs at once, and the second warned "Port 8787 is already in use" on stderr)."""
+
+LOCAL_WORKER_OPTIONS: Mapping[str, object] = {"memory_limit": 0}
+"""Options of the local cluster's workers: no memory limit.
+
+A forked worker's resident size counts the layers it inherited, pages it shares with this
+process: a limit would spill, pause or restart it (and its nanny would poll its size every
+second) for memory that is not its own.  The local engine's workers have no limit either.
+"""
 
 
 def forks() -> bool:
@@ -110,10 +140,8 @@ def _client(options: RunOptions) -> tuple[Any, Any]:
     """Return a client of the scheduler, or of a new local cluster (and the cluster).
 
     The local cluster's workers are forked (:func:`forks`) with the sources registered in
-    :data:`_IN_PROCESS` so far; ``gc.freeze()`` keeps the collector from copying every
-    inherited object into each of them.
+    :data:`_IN_PROCESS` so far (see :func:`_add_workers`).
     """
-    import dask
     from dask.distributed import Client, LocalCluster
 
     # importing distributed sets its logger to INFO: keep its start-up chatter off stderr
@@ -130,21 +158,81 @@ def _client(options: RunOptions) -> tuple[Any, Any]:
             silence_logs=logging.WARNING,
         )
         return Client(cluster), cluster
-    settings = {**QUIET, "distributed.worker.multiprocessing-method": "fork"}
+    client, cluster = _scheduler_only()
+    try:
+        _add_workers(client, cluster, workers)
+    except BaseException:
+        _close(client, cluster)
+        raise
+    return client, cluster
+
+
+def _scheduler_only() -> tuple[Any, Any]:
+    """Start a local cluster with no workers yet (its scheduler), and a client of it.
+
+    The settings (:data:`QUIET`) are read here by the scheduler and the client, and by
+    each nanny when :func:`_add_workers` starts it.
+    """
+    import dask
+    from dask.distributed import Client, LocalCluster
+
+    logging.getLogger("distributed").setLevel(logging.WARNING)
+    with dask.config.set(_local_settings()):
+        cluster = LocalCluster(
+            n_workers=0,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.WARNING,
+            scheduler_kwargs=dict(LOCAL_SCHEDULER_OPTIONS),
+            **LOCAL_WORKER_OPTIONS,
+        )
+        try:
+            client = Client(cluster)
+        except BaseException:
+            cluster.close()
+            raise
+    return client, cluster
+
+
+def _local_settings() -> dict[str, object]:
+    return {**QUIET, "distributed.worker.multiprocessing-method": "fork"}
+
+
+def _add_workers(client: Any, cluster: Any, workers: int) -> None:
+    """Fork ``workers`` worker processes of one thread, wait for them, run one task on each.
+
+    They inherit the sources registered in :data:`_IN_PROCESS` so far; ``gc.freeze()``
+    keeps the collector from copying every inherited object into each of them.  The first
+    task of a worker pays for its thread, its connection back to the client and the first
+    (de)serialising: a no-op task on each does that now, not on the first chunk.
+    """
+    import dask
+
     gc.collect()
     gc.freeze()
     try:
-        with dask.config.set(settings):
-            cluster = LocalCluster(
-                n_workers=workers,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                silence_logs=logging.WARNING,
-            )
+        with dask.config.set(_local_settings()):
+            cluster.scale(workers)
+            client.wait_for_workers(workers)
     finally:
         gc.unfreeze()
-    return Client(cluster), cluster
+    addresses = list(client.run(os.getpid))  # every worker's (scheduler_info lists 5)
+    ready = [client.submit(_ready, a, workers=[a], pure=False) for a in addresses]
+    client.gather(ready)
+
+
+def _ready(address: str) -> str:
+    """Return ``address`` (a no-op task: the warm-up of a worker)."""
+    return address
+
+
+def _close(client: Any, cluster: Any) -> None:
+    try:
+        client.close()
+    finally:
+        if cluster is not None:
+            cluster.close()
 
 
 @dataclass(slots=True, eq=False)
@@ -162,11 +250,7 @@ class Cluster:
             return
         self.closed = True
         _IN_PROCESS.pop(self.token, None)
-        try:
-            self.client.close()
-        finally:
-            if self.local is not None:
-                self.local.close()
+        _close(self.client, self.local)
 
 
 def connect(source: ChunkSource | DiskChunkSource, options: RunOptions) -> Cluster:
@@ -190,6 +274,35 @@ def connect(source: ChunkSource | DiskChunkSource, options: RunOptions) -> Clust
         client, local = _client(options)
     except BaseException:
         _IN_PROCESS.pop(token, None)
+        raise
+    return Cluster(client=client, local=local, token=token)
+
+
+def start_local(building: Future[ChunkSource], options: RunOptions) -> Cluster:
+    """Start the local cluster for the chunk source ``building`` is building.
+
+    Importing distributed and starting the scheduler and a client of it (about half a
+    second, the first time in a process) need no source: they run now, while the source
+    is built; only the workers, forked to inherit it, wait for it.  With a ``scheduler``,
+    or where there is no fork, this is :func:`connect` once the source is built.
+
+    Raises
+    ------
+    Exception
+        What building the source raised (the scheduler is closed first).
+    """
+    if options.scheduler or not forks():
+        return connect(building.result(), options)
+    client, local = _scheduler_only()
+    token = ""
+    try:
+        source = building.result()
+        token = f"{id(source):x}-{len(_IN_PROCESS)}"
+        _IN_PROCESS[token] = source  # before the workers start: they inherit it
+        _add_workers(client, local, max(1, options.workers))
+    except BaseException:
+        _IN_PROCESS.pop(token, None)
+        _close(client, local)
         raise
     return Cluster(client=client, local=local, token=token)
 
@@ -241,7 +354,15 @@ def run_on_dask(
             futures[future] = chunk_id
             return future
 
-        running = as_completed([submit() for _ in range(min(window, len(queue)))])
+        # the first window goes in one message (one graph for the scheduler), then one
+        # task per chunk finished
+        first = [queue.pop() for _ in range(min(window, len(queue)))]
+        n = len(first)
+        started = client.map(
+            task, [shared] * n, first, [payload] * n, [options.quick] * n, pure=False
+        )
+        futures.update(zip(started, first, strict=True))
+        running = as_completed(started)
         for future in running:
             chunk_id = futures.pop(future)
             finish(chunk_id, future.result())

@@ -505,11 +505,11 @@ def _source_when_indexed(
 
 
 def _start_cluster(building: Future[ChunkSource], options: RunOptions) -> Cluster:
-    """Import distributed, wait for the chunk source, start the local cluster for it."""
+    """Import distributed, start the local cluster, its workers once the source is built."""
     importlib.import_module("dask.distributed")
-    from gis_sw.batch.dask_engine import connect
+    from gis_sw.batch.dask_engine import start_local
 
-    return connect(building.result(), options)
+    return start_local(building, options)
 
 
 def _fingerprint_and_store(  # noqa: PLR0917  # the run's options, passed through
