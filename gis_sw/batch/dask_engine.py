@@ -11,9 +11,10 @@ Windows) the cluster runs in this process, ``--workers`` threads sharing its mem
 Measured at 100,000 parcels (docs/batch.md): forked workers start in 0.2 s instead of about
 4.5 s for spawned ones (start plus importing gis_sw in each), and cost nothing to feed,
 where shipping the chunk source once costs 1.5 s of pickling here and 1.1 s of unpickling
-in each worker, and reading chunks back from spill files 2.3 s more CPU than cutting them
-from memory.  The worker's statistical profiler, the 20 ms event-loop tick and the fast
-system and memory monitors cost about 1.5 s of CPU per run on top of the 15 s of screening:
+in each worker; reading the chunks back from spill files costs about 0.15 s more CPU than
+cutting them from memory (each chunk's features are one row group of each spilled layer).
+The worker's statistical profiler, the 20 ms event-loop tick and the fast system and memory
+monitors cost about 1.5 s of CPU per run on top of the 15 s of screening:
 they are slowed or off for the local cluster (:data:`QUIET`), and so are work stealing and
 the workers' memory limit (:data:`LOCAL_WORKER_OPTIONS`).  The scheduler and its client
 start before the chunk source is built (:func:`start_local`); only the workers wait for
@@ -21,7 +22,8 @@ it, and each runs a no-op task before the first chunk.
 
 To a running cluster (``--scheduler tcp://host:8786``), what travels is small: the
 :class:`~gis_sw.batch.stream.DiskChunkSource` (paths of the spilled layers and the envelopes
-of their row groups, a few kilobytes, scattered once), and per task a chunk id.  Each
+of their row groups and the plan's parcel order, 8 bytes a parcel: 0.8 MB at 100,000
+parcels, scattered once), and per task a chunk id.  Each
 worker reads its chunk's parcels and halo from disk, screens them with
 :func:`gis_sw.batch.parcels.screen_chunk` and sends the rows back; the part files are
 written here, so ``--resume`` works the same with either engine.  On a real cluster the
