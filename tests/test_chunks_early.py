@@ -1,6 +1,6 @@
 """The chunk source is built while the layers are hashed: same rows, same errors.
 
-:func:`gis_sw.batch.run.run_chunks_to_store` builds the in-memory chunk source on a
+:func:`gis_sw.batch.run_store.run_chunks_to_store` builds the in-memory chunk source on a
 thread while it fingerprints the layers and opens the part store.  The rows must equal a
 plain :func:`screen_layers` run, and a part store in the way must still stop the run with
 its ``--overwrite`` error (the source build is waited for, never left running).
@@ -16,10 +16,10 @@ from gis_sw.batch.run import (
     Engine,
     RunOptions,
     rows_equal,
-    run_chunks_to_store,
     screen_layers,
     streams,
 )
+from gis_sw.batch.run_store import run_chunks_to_store
 from gis_sw.batch.synthetic import synthetic_town
 from gis_sw.errors import OutputError
 from gis_sw.ruleset import Ruleset

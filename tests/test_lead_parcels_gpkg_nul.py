@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyogrio
 import shapely
 
-from gis_sw.batch.write import parcels_gpkg_source, write_parcels_gpkg
+from gis_sw.batch.gpkg_out import parcels_gpkg_source, write_parcels_gpkg
 from gis_sw.outputs.geopackage import NUL_STANDIN, gdal_text_arrow
 
 

@@ -30,9 +30,9 @@ from gis_sw.batch.run import (
     memory_source,
     plan_for,
     rows_equal,
-    run_chunks_to_store,
     screen_layers,
 )
+from gis_sw.batch.run_store import run_chunks_to_store
 from gis_sw.batch.synthetic import synthetic_town
 from gis_sw.errors import OutputError
 from gis_sw.layers.layerset import LayerSet

@@ -15,8 +15,8 @@ import pyogrio
 import pytest
 import shapely
 
+from gis_sw.batch.gpkg_out import gpkg_geometry, parcels_gpkg_source, write_parcels_gpkg
 from gis_sw.batch.stream_write import _write_gpkg
-from gis_sw.batch.write import gpkg_geometry, parcels_gpkg_source, write_parcels_gpkg
 
 
 def _frame(n: int = 12, *, mixed: bool = False) -> gpd.GeoDataFrame:
@@ -137,14 +137,14 @@ def test_streamed_gpkg_holds_what_the_appends_held(tmp_path: Path) -> None:
 def test_read_back_in_small_batches_holds_every_row(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from gis_sw.batch import write
+    from gis_sw.batch import gpkg_out
 
     frame = _frame(23)
     frame.to_file(
         tmp_path / "old.gpkg", driver="GPKG", layer="parcels", engine="pyogrio", use_arrow=True
     )
     frame.to_parquet(tmp_path / "parcels.parquet", index=False)
-    monkeypatch.setattr(write, "PARQUET_BATCH_ROWS", 5)  # 23 rows in 5 batches
+    monkeypatch.setattr(gpkg_out, "PARQUET_BATCH_ROWS", 5)  # 23 rows in 5 batches
     source, kind = parcels_gpkg_source(frame, tmp_path / "parcels.parquet")
     assert isinstance(source, pa.RecordBatchReader)
     write_parcels_gpkg(tmp_path / "new.gpkg", source, geometry_type=kind, crs=frame.crs)

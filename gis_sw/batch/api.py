@@ -276,7 +276,7 @@ def _whole(
 ) -> BatchRun:
     """Return the run with the layers read whole (and the proposals' rules, if any)."""
     from gis_sw.batch.inputs import read_town
-    from gis_sw.batch.run import run_chunks_to_store
+    from gis_sw.batch.run_store import run_chunks_to_store
     from gis_sw.batch.write import missing_layers_note, write_batch_outputs
 
     stage = _Stages()

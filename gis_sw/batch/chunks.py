@@ -283,7 +283,7 @@ class ContextIndex:
     """The context layers as chunks take them: big polygons cut, one STRtree per layer.
 
     It needs neither the parcels nor the chunk plan, so a run builds it while it plans
-    the chunks (:func:`gis_sw.batch.run.run_chunks_to_store`).
+    the chunks (:func:`gis_sw.batch.run_store.run_chunks_to_store`).
 
     Attributes
     ----------

@@ -100,7 +100,7 @@ def layer_hashes_of(layers: LayerSet) -> dict[str, str]:
     """Return :func:`layer_hash` of every vector layer of ``layers`` (kind to hash).
 
     It needs no chunk plan, so a run starts it first, beside planning and building the
-    chunk source (:func:`gis_sw.batch.run.run_chunks_to_store`); none of them changes a
+    chunk source (:func:`gis_sw.batch.run_store.run_chunks_to_store`); none of them changes a
     layer.
     """
     return {kind: layer_hash(frame) for kind, frame in layers.vectors.items()}

@@ -75,7 +75,8 @@ from gis_sw.batch.areas import (
     constrained_area,
     count_within,
 )
-from gis_sw.batch.chunks import CONTEXT_KINDS, Chunk
+from gis_sw.batch.chunks import Chunk
+from gis_sw.batch.coverage import outside_coverage
 from gis_sw.layers.geoms import unlocated
 from gis_sw.layers.layerset import LayerSet
 from gis_sw.ruleset import Ruleset
@@ -407,7 +408,7 @@ def screen_chunk(chunk: Chunk, ruleset: Ruleset, *, quick: bool = False) -> pd.D
     _row_notes(frame, unusable, no_zone, notes)
     if missing_layers:
         everywhere.append(f"layers not provided: {', '.join(missing_layers)}")
-    uncovered = _outside_coverage(chunk, geoms, unusable, notes)
+    uncovered = outside_coverage(chunk, geoms, unusable, notes)
     out["screen"] = _screen_class(out, unusable | no_zone | uncovered, bool(missing_layers))
     out["result"] = _result(out)
     text = np.full(n, "; ".join(everywhere), dtype=object)
@@ -415,50 +416,6 @@ def screen_chunk(chunk: Chunk, ruleset: Ruleset, *, quick: bool = False) -> pd.D
         text[at] = "; ".join(remarks + everywhere)
     out["notes"] = text
     return out[list(RESULT_COLUMNS)].reset_index(drop=True)
-
-
-COVERAGE_PREFIX = "coverage:"
-"""Context key of the area a layer maps (``coverage:buildings``), when it maps part of
-the town (:attr:`gis_sw.layers.layerset.LayerSet.coverage`)."""
-
-
-def coverage_context(layers: LayerSet) -> dict[str, gpd.GeoDataFrame | None]:
-    """One context frame per layer that maps only part of the town: its coverage area."""
-    return {
-        f"{COVERAGE_PREFIX}{kind}": gpd.GeoDataFrame(
-            geometry=gpd.GeoSeries([area], crs=layers.crs), crs=layers.crs
-        )
-        for kind in CONTEXT_KINDS
-        if (area := layers.covers(kind)) is not None
-    }
-
-
-def _outside_coverage(
-    chunk: Chunk, geoms: GeomArray, unusable: np.ndarray, notes: dict[int, list[str]]
-) -> np.ndarray:
-    """Parcels not wholly inside the coverage of a layer that maps part of the town.
-
-    Such a parcel is never ``clear``: the layer cannot show what lies on it (review).
-    """
-    outside_any = np.zeros(len(geoms), dtype=bool)
-    for kind in CONTEXT_KINDS:
-        key = f"{COVERAGE_PREFIX}{kind}"
-        if key not in chunk.present:
-            continue
-        frame = chunk.context.get(key)
-        area = shapely.union_all(_geoms(frame)) if frame is not None and len(frame) else None
-        inside = np.zeros(len(geoms), dtype=bool)
-        usable = ~unusable
-        if area is not None and usable.any():
-            inside[usable] = shapely.covered_by(geoms[usable], area)
-        outside = usable & ~inside
-        words = kind.replace("_", " ")
-        for i in np.flatnonzero(outside):
-            notes.setdefault(int(i), []).append(
-                f"{words} cover only part of the town; this parcel is outside it"
-            )
-        outside_any |= outside
-    return outside_any
 
 
 def _result(out: pd.DataFrame) -> np.ndarray:

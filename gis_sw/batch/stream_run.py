@@ -19,12 +19,13 @@ from pathlib import Path
 import pandas as pd
 
 from gis_sw.batch.chunks import CONTEXT_KINDS, ChunkPlan, halo_ft
+from gis_sw.batch.coverage import coverage_context
 from gis_sw.batch.fingerprint import layer_hash, run_fingerprint
 from gis_sw.batch.inputs import BATCH_KINDS
-from gis_sw.batch.parcels import coverage_context
 from gis_sw.batch.prepare import PreparedParcels
 from gis_sw.batch.resume import PartStore
-from gis_sw.batch.run import RunOptions, run_source, saving, start_store, todo_chunks
+from gis_sw.batch.run import RunOptions, run_source, saving, todo_chunks
+from gis_sw.batch.run_store import start_store
 from gis_sw.batch.stream import DiskChunkSource, Spiller
 from gis_sw.errors import LayerError, Problem
 from gis_sw.layers.build import make_layerset

@@ -31,16 +31,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import shapely
 
+from gis_sw.batch.gpkg_out import gpkg_fields, gpkg_geometry, write_parcels_gpkg
 from gis_sw.batch.resume import part_name
 from gis_sw.batch.stream_run import StreamedRun
 from gis_sw.batch.write import (
     SUMMARY_COLUMNS,
-    gpkg_fields,
-    gpkg_geometry,
     missing_layers,
     planned_batch_outputs,
     summary_table,
-    write_parcels_gpkg,
 )
 from gis_sw.errors import OutputError
 from gis_sw.outputs.atomic import atomic_path, check_all_writable, output_group
