@@ -44,6 +44,7 @@ def test_chunked_equals_one_piece(ruleset: Ruleset, town_rows: pd.DataFrame) -> 
     assert set(town_rows["screen"]) >= {"clear", "constraints", "mostly_constrained"}
 
 
+@pytest.mark.dask_in_process  # run last (tests/conftest.py)
 def test_dask_equals_local(ruleset: Ruleset, town_rows: pd.DataFrame) -> None:
     layers = synthetic_town(1500, seed=7)
     options = RunOptions(chunk_size=400, workers=2, engine=Engine.DASK)
@@ -52,6 +53,7 @@ def test_dask_equals_local(ruleset: Ruleset, town_rows: pd.DataFrame) -> None:
     assert rows_equal(town_rows, on_dask.rows)
 
 
+@pytest.mark.dask_in_process  # run last (tests/conftest.py)
 def test_dask_scheduler_with_process_workers_equals_local(ruleset: Ruleset) -> None:
     """Chunks and the ruleset cross a process boundary (pickled) and give the same rows."""
     from dask.distributed import LocalCluster

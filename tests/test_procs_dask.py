@@ -19,6 +19,7 @@ from gis_sw.layers.layerset import LayerSet
 from gis_sw.ruleset import Ruleset
 
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork: Linux only")
+pytestmark = pytest.mark.dask_in_process  # run last (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")

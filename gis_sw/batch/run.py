@@ -179,10 +179,9 @@ def screen_layers(
     chunks in ``done`` are skipped (resume); the rows are read back from the parts (each as
     soon as it is written, the resumed ones at the end).  Without it, rows are kept in
     memory.  ``built`` is the chunk source of ``prepared_plan`` when it was built already
-    (:func:`run_chunks_to_store` builds it while it hashes the layers); a streamed run
-    ignores it.  ``cluster`` is the local Dask
-    cluster started for ``built`` (:func:`gis_sw.batch.dask_engine.connect`); it is closed
-    when the run ends.
+    (:func:`gis_sw.batch.run_store.run_chunks_to_store` builds it while it hashes the
+    layers); a streamed run ignores it.  ``cluster`` is the local Dask cluster started for
+    ``built`` (:func:`gis_sw.batch.dask_engine.connect`); it is closed when the run ends.
 
     Raises
     ------
@@ -395,3 +394,16 @@ def rows_equal(left: pd.DataFrame, right: pd.DataFrame) -> bool:
         elif not pd.Series(a).equals(pd.Series(b)):
             return False
     return True
+
+
+_MOVED = {"run_chunks_to_store", "start_store"}
+"""Names that lived here until issue 16 split the module: now in :mod:`gis_sw.batch.run_store`."""
+
+
+def __getattr__(name: str) -> object:
+    """Return the names moved to :mod:`gis_sw.batch.run_store` (old imports keep working)."""
+    if name in _MOVED:
+        from gis_sw.batch import run_store
+
+        return getattr(run_store, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
