@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 
 from gis_sw.ruleset import Ruleset, load_ruleset
@@ -23,3 +26,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     if late:
         kept = [item for item in items if not item.get_closest_marker("dask_in_process")]
         items[:] = kept + late
+
+
+@pytest.fixture
+def single_threaded() -> None:
+    """Wait for the threads earlier tests left (a daemon id check finishing) to end.
+
+    The batch forks worker processes only in a process with one thread: a test of a
+    forked path must start with one.  A thread still running after 10 s fails the test,
+    named, instead of sending the run down the thread fallback unseen.
+    """
+    deadline = time.monotonic() + 10.0
+    while threading.active_count() > 1 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    others = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
+    if others:
+        pytest.fail(f"threads left running by earlier tests: {others} (forking needs one)")

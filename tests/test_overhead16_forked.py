@@ -16,7 +16,10 @@ import pytest
 
 from gis_sw.batch.forked import run_forked
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork: Linux only")
+pytestmark = [
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork: Linux only"),
+    pytest.mark.usefixtures("single_threaded"),  # forks need one thread
+]
 
 WAIT_SECONDS = 20.0
 

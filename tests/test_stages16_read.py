@@ -20,6 +20,8 @@ from gis_sw.errors import LayerError
 from gis_sw.layers.read import inspect_layers
 from gis_sw.ruleset import Ruleset
 
+pytestmark = pytest.mark.usefixtures("single_threaded")  # forks need one thread
+
 
 def _write_town(folder: Path, frames: dict[str, gpd.GeoDataFrame]) -> Path:
     """GeoParquet for most layers, a GeoPackage for two, as towns mix them."""

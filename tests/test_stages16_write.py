@@ -23,6 +23,8 @@ from gis_sw.batch.aside import start_aside
 from gis_sw.batch.synthetic import synthetic_frames, write_synthetic_town
 from gis_sw.errors import LayerError, OutputError, Problem
 
+pytestmark = pytest.mark.usefixtures("single_threaded")  # forks need one thread
+
 OUTPUTS = ("parcels.parquet", "problems.csv", "summary.csv", "overview.png")
 
 

@@ -36,6 +36,7 @@ def _progress(ids: Iterable[str]) -> Iterable[str]:
     """Wrap the per-application loop in a progress bar on stderr (none off a terminal)."""
     from tqdm import tqdm
 
+    tqdm.monitor_interval = 0  # no monitor thread: a later batch in this process may fork
     items = list(ids)
     return tqdm(items, desc="reports", unit="application", disable=not sys.stderr.isatty())
 
