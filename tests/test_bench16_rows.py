@@ -9,28 +9,16 @@ built from given times and outputs shaped like ``gis-sw batch --profile``'s, the
 
 from __future__ import annotations
 
-import importlib
 import math
 import sys
-from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pandas as pd
 import pytest
+from support import load_bench
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
-
-
-def _load(name: str) -> ModuleType:
-    """Import a benchmark script by its own name, as ``bench_peers`` imports ``bench_batch``."""
-    if str(BENCH) not in sys.path:
-        sys.path.insert(0, str(BENCH))
-    return importlib.import_module(name)
-
-
-batch = _load("bench_batch")
-peers = _load("bench_peers")
+batch = load_bench("bench_batch")
+peers = load_bench("bench_peers")
 
 PROFILE = (
     "screened 100000 parcels in 20 chunks (20 run now) in 12.6 s "

@@ -2,22 +2,9 @@
 
 from __future__ import annotations
 
-import importlib
-import sys
-from pathlib import Path
-from types import ModuleType
+from support import load_bench
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
-
-
-def _load(name: str) -> ModuleType:
-    """Import a benchmark script by its own name, as ``bench_peers`` imports ``bench_batch``."""
-    if str(BENCH) not in sys.path:
-        sys.path.insert(0, str(BENCH))
-    return importlib.import_module(name)
-
-
-batch = _load("bench_batch")
+batch = load_bench("bench_batch")
 
 
 def test_the_dask_row_gives_the_cpu_ratio_of_the_least_cpu_of_each() -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from dask.distributed import LocalCluster, default_client
+from support import live_children
 
 from gis_sw.batch import dask_engine
 from gis_sw.batch.chunks import ChunkSource
@@ -40,25 +41,11 @@ def one_thread(town: LayerSet, ruleset: Ruleset) -> pd.DataFrame:
     return screen_layers(town, ruleset, options=RunOptions(chunk_size=100, workers=1)).rows
 
 
-def _children() -> set[int]:
-    me = os.getpid()
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(stat[1]) == me and stat[0] != "Z":
-                found.add(int(entry.name))
-    return found
-
-
 def _gone(before: set[int]) -> bool:
     deadline = time.monotonic() + 10
-    while _children() - before and time.monotonic() < deadline:
+    while live_children() - before and time.monotonic() < deadline:
         time.sleep(0.05)
-    return _children() - before == set()
+    return live_children() - before == set()
 
 
 def _view(token: str) -> tuple[int, int, float]:
@@ -80,7 +67,7 @@ def _scheduler_up() -> int:
 def test_the_scheduler_starts_before_the_source_and_forked_workers_inherit_it(
     source: ChunkSource,
 ) -> None:
-    before = _children()
+    before = live_children()
     options = RunOptions(engine=Engine.DASK, workers=2)
     building: Future[ChunkSource] = Future()
     with ThreadPoolExecutor(max_workers=1) as pool:
@@ -95,7 +82,7 @@ def test_the_scheduler_starts_before_the_source_and_forked_workers_inherit_it(
         # the scheduler and its client are up, with no worker, before the source exists
         assert workers_before == 0
         assert not starting.done()
-        assert _children() - before == set()
+        assert live_children() - before == set()
         building.set_result(source)
         cluster = starting.result(timeout=60)
     try:
@@ -108,7 +95,7 @@ def test_the_scheduler_starts_before_the_source_and_forked_workers_inherit_it(
         assert client.run_on_scheduler(_stealing) is False
         seen = client.run(_view, cluster.token)
         # forked by this process (no process in between, like the local engine's)
-        assert {pid for pid, _, _ in seen.values()} <= _children()
+        assert {pid for pid, _, _ in seen.values()} <= live_children()
     finally:
         cluster.close()
     pids = {pid for pid, _, _ in seen.values()}
@@ -122,7 +109,7 @@ def test_the_scheduler_starts_before_the_source_and_forked_workers_inherit_it(
 
 @linux
 def test_a_source_that_fails_to_build_closes_the_scheduler_and_starts_no_worker() -> None:
-    before = _children()
+    before = live_children()
     building: Future[ChunkSource] = Future()
     error = LayerError(Problem("wetlands", "feature W-7 has no geometry", "redraw W-7"))
     with ThreadPoolExecutor(max_workers=1) as pool:

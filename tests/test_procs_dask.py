@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from support import live_children
 
 from gis_sw.batch import dask_engine
 from gis_sw.batch.run import Engine, RunOptions, memory_source, plan_for, rows_equal, screen_layers
@@ -112,20 +113,6 @@ def town_gpkg(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _live_children() -> set[int]:
-    me = os.getpid()
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(stat[1]) == me and stat[0] != "Z":
-                found.add(int(entry.name))
-    return found
-
-
 @linux
 def test_screen_town_on_dask_writes_the_local_bytes_and_a_refused_run_leaves_no_cluster(
     town_gpkg: Path, tmp_path: Path
@@ -150,12 +137,12 @@ def test_screen_town_on_dask_writes_the_local_bytes_and_a_refused_run_leaves_no_
     assert run_on(tmp_path / "dask", "dask") == 4
     for name in ("parcels.parquet", "summary.csv", "problems.csv"):
         assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
-    before = _live_children()
+    before = live_children()
     # a resume of a different run is refused after the cluster was started meanwhile
     with pytest.raises(OutputError, match="different run"):
         run_on(tmp_path / "dask", "dask", chunk_size=300, resume=True)
     assert dask_engine._IN_PROCESS == {}
     deadline = time.monotonic() + 10
-    while _live_children() - before and time.monotonic() < deadline:
+    while live_children() - before and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _live_children() - before == set()
+    assert live_children() - before == set()
