@@ -18,9 +18,11 @@ def ruleset() -> Ruleset:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Run the tests that start dask.distributed in this process last.
 
-    A client leaves threads behind for good (its ``Dask-Offload`` executor), and the batch
-    forks worker processes only in a process with one thread: tests of the forked paths
-    that came after would see threads and the fallback, not the fork.
+    A client of the test's own (and its in-process cluster) can leave threads behind
+    (``Dask-Offload``, ``IO loop``; the batch ends the first after its own runs,
+    ``dask_engine.release_offload_thread``), and the batch forks worker processes only in
+    a process with one thread: tests of the forked paths that came after would see
+    threads and the fallback, not the fork.
     """
     late = [item for item in items if item.get_closest_marker("dask_in_process")]
     if late:

@@ -252,7 +252,47 @@ class Cluster:
             return
         self.closed = True
         _IN_PROCESS.pop(self.token, None)
-        _close(self.client, self.local)
+        try:
+            _close(self.client, self.local)
+        finally:
+            release_offload_thread()
+
+
+_GONE = frozenset({"closed", "failed"})
+"""Statuses of a Dask client (a text), worker or scheduler (``distributed.core.Status``) that
+has ended."""
+
+
+def release_offload_thread() -> bool:
+    """End distributed's ``Dask-Offload`` thread once no Dask object lives in this process.
+
+    Any client starts a one-thread executor (``distributed.utils._offload_executor``)
+    that never ends, and the local engine forks its workers only in a process with one
+    thread (:func:`gis_sw.batch.forked.fork_ready`): without this, every batch run after
+    a Dask run in the same process (a notebook) screened on threads, slower.  The idle
+    executor is shut down (its thread joins) and replaced by a new one, whose thread
+    starts only when Dask next offloads work.  Nothing is done while any client, worker or
+    scheduler of this process is still open (one the user started, say); return whether
+    the thread was ended.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    utils = sys.modules.get("distributed.utils")
+    if utils is None:
+        return False  # distributed was never imported: no such thread
+    from distributed.client import Client
+    from distributed.scheduler import Scheduler
+    from distributed.worker import Worker
+
+    alive = [*Client._instances, *Worker._instances, *Scheduler._instances]
+    if any(str(getattr(x.status, "value", x.status)) not in _GONE for x in alive):
+        return False
+    executor = getattr(utils, "_offload_executor", None)
+    if not isinstance(executor, ThreadPoolExecutor) or not getattr(executor, "_threads", None):
+        return False
+    executor.shutdown(wait=True)
+    utils._offload_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="Dask-Offload")
+    return True
 
 
 def connect(source: ChunkSource | DiskChunkSource, options: RunOptions) -> Cluster:
