@@ -10,7 +10,7 @@ import pytest
 from dask.distributed import Client, LocalCluster
 
 from gis_sw.batch import dask_engine
-from gis_sw.batch.forked import fork_ready
+from gis_sw.batch.children import fork_ready
 from gis_sw.batch.run import Engine, RunOptions, rows_equal, screen_layers, uses_processes
 from gis_sw.batch.synthetic import synthetic_town
 from gis_sw.layers.layerset import LayerSet

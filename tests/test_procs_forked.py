@@ -11,8 +11,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from gis_sw.batch.children import fork_ready
 from gis_sw.batch.chunks import ChunkSource
-from gis_sw.batch.forked import fork_ready, run_forked
+from gis_sw.batch.forked import run_forked
 from gis_sw.batch.parcels import screen_chunk
 from gis_sw.batch.run import (
     Parallel,

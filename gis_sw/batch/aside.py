@@ -14,14 +14,14 @@ always did, so what is published and when is unchanged.
 Errors come out as in a serial run:
 
 * the task's exception is raised again in the parent, with its type, arguments and
-  message (:func:`gis_sw.batch.forked._exception_payload`), when the parent asks for the
+  message (:func:`gis_sw.batch.children.exception_payload`), when the parent asks for the
   result, i.e. at the task's place in the serial order: an earlier error of the parent
   wins, as it would have serially (the child is then stopped and reaped, its work
   discarded);
 * a child that dies without answering (killed, out of memory) costs nothing but time: the
   task is run again in this process, which is what a serial run does.
 
-Forking needs what :func:`gis_sw.batch.forked.fork_ready` checks (Linux, no other thread
+Forking needs what :func:`gis_sw.batch.children.fork_ready` checks (Linux, no other thread
 running); where it is not ready, the task runs in this process when its result is asked
 for, exactly as before.
 """
@@ -38,7 +38,7 @@ import sys
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from gis_sw.batch.forked import _die_with_parent, _exception_payload, _rebuild, fork_ready
+from gis_sw.batch.children import die_with_parent, exception_payload, fork_ready, rebuild_exception
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +89,7 @@ class Aside(Generic[T]):
             self._value = reply[1]  # type: ignore[assignment]
         else:
             _, payload, text = reply
-            self._error = _rebuild(payload, text)  # type: ignore[arg-type]
+            self._error = rebuild_exception(payload, text)  # type: ignore[arg-type]
             raise self._error
         self._done = True
         return self._value  # type: ignore[return-value]
@@ -155,7 +155,7 @@ def start_aside(task: Callable[[], T], *, fork: bool = True) -> Aside[T]:
     """Start ``task()`` in a forked child and return at once (see the module docstring).
 
     ``task``'s value must pickle.  ``fork=False``, or a process where forking is not safe
-    (:func:`~gis_sw.batch.forked.fork_ready`), runs it in this process when the result is
+    (:func:`~gis_sw.batch.children.fork_ready`), runs it in this process when the result is
     asked for.
     """
     if not fork or not fork_ready():
@@ -188,11 +188,11 @@ def _child(task: Callable[[], object], read_fd: int, write_fd: int) -> None:
     try:
         os.close(read_fd)
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; it cancels us
-        _die_with_parent()
+        die_with_parent()
         try:
             reply = pickle.dumps(("ok", task()), protocol=pickle.HIGHEST_PROTOCOL)
         except Exception as exc:  # noqa: BLE001  # every error goes back to the parent
-            reply = pickle.dumps(_exception_payload(exc))
+            reply = pickle.dumps(exception_payload(exc))
         with os.fdopen(write_fd, "wb") as out:
             out.write(reply)
         code = 0

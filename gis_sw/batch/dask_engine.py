@@ -268,7 +268,7 @@ def release_offload_thread() -> bool:
 
     Any client starts a one-thread executor (``distributed.utils._offload_executor``)
     that never ends, and the local engine forks its workers only in a process with one
-    thread (:func:`gis_sw.batch.forked.fork_ready`): without this, every batch run after
+    thread (:func:`gis_sw.batch.children.fork_ready`): without this, every batch run after
     a Dask run in the same process (a notebook) screened on threads, slower.  The idle
     executor is shut down (its thread joins) and replaced by a new one, whose thread
     starts only when Dask next offloads work.  Nothing is done while any client, worker or

@@ -10,10 +10,10 @@ about a millisecond per 5,000-parcel chunk.
 
 Forking is safe only in a process with one thread (a lock another thread holds at the
 fork stays locked in the child forever), and only where ``fork`` exists and is sound:
-:func:`fork_ready` says whether it is, and the caller falls back to threads where it is not
-(macOS, Windows, or a program with other threads running).  ``gc.freeze()`` before the
-fork keeps the collector from writing into every inherited object's page (which would copy
-the whole town into each worker).
+:func:`~gis_sw.batch.children.fork_ready` says whether it is, and the caller falls back
+to threads where it is not (macOS, Windows, or a program with other threads running).
+``gc.freeze()`` before the fork keeps the collector from writing into every inherited
+object's page (which would copy the whole town into each worker).
 
 The parent hands out one chunk at a time to each idle worker (the next id goes out before
 the finished chunk's rows are stored, so workers never wait on the parent), stores and
@@ -30,15 +30,16 @@ import gc
 import logging
 import multiprocessing
 import os
-import pickle
 import signal
-import sys
-import threading
-import traceback
 from collections.abc import Callable
 from multiprocessing.connection import Connection, wait
 from typing import Any, TypeVar
 
+from gis_sw.batch.children import (
+    die_with_parent,
+    exception_payload,
+    rebuild_exception,
+)
 from gis_sw.errors import GisSwError
 
 log = logging.getLogger(__name__)
@@ -52,79 +53,10 @@ STOP_SECONDS = 5.0
 """How long workers get to leave after the last chunk before they are terminated."""
 
 
-def fork_ready() -> bool:
-    """Return True when worker processes can be forked safely here and now.
-
-    Needs Linux (``fork`` elsewhere is missing, or unsafe with the system's frameworks on
-    macOS), no other Python thread running in this process, and a process allowed to
-    have children (a daemonic one, a ``multiprocessing`` pool's worker, is not).
-    """
-    if not sys.platform.startswith("linux"):
-        return False
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return False
-    if multiprocessing.current_process().daemon:
-        return False
-    return threading.active_count() == 1
-
-
-class WorkerTracebackError(Exception):
-    """The traceback of an exception raised in a worker process (its ``__cause__``)."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__(text)
-        self.text = text
-
-    def __str__(self) -> str:
-        """Return the worker's traceback text."""
-        return self.text
-
-
-def _exception_payload(exc: BaseException) -> tuple[Any, ...]:
-    """Return what rebuilds ``exc`` in the parent without calling its ``__init__``.
-
-    Pickling an exception calls its class with ``args`` again, which changes the message
-    of an error whose ``__init__`` builds it (``LayerError`` from problems); the class,
-    ``args`` and ``__dict__`` give the very same error back.
-    """
-    text = "".join(traceback.format_exception(exc))
-    state = dict(getattr(exc, "__dict__", {}))
-    try:
-        payload = pickle.dumps((type(exc), exc.args, state))
-    except Exception:  # noqa: BLE001  # an unpicklable error still gets its message home
-        payload = pickle.dumps((RuntimeError, (f"{type(exc).__name__}: {exc}",), {}))
-    return ("error", payload, text)
-
-
-def _rebuild(payload: bytes, text: str) -> BaseException:
-    """Return the worker's exception, its cause the worker's traceback."""
-    kind, args, state = pickle.loads(payload)  # noqa: S301  # our own child's bytes
-    exc = kind.__new__(kind, *args)
-    exc.args = args
-    for name, value in state.items():
-        setattr(exc, name, value)
-    exc.__cause__ = WorkerTracebackError(text)
-    return exc
-
-
-PR_SET_PDEATHSIG = 1
-"""Linux ``prctl`` option: the signal a process gets when its parent dies."""
-
-
-def _die_with_parent() -> None:
-    """Ask Linux to kill this worker if the parent dies (a killed run leaves no orphans)."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):  # not Linux's libc: workers still end on EOF
-        pass
-
-
 def _serve(conn: Connection, parent: int) -> None:
     """Worker loop: screen each chunk id received, send back its rows or its error."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops the workers on Ctrl-C
-    _die_with_parent()
+    die_with_parent()
     if os.getppid() != parent:  # the parent died before the request took effect
         return
     task = _TASK
@@ -138,13 +70,13 @@ def _serve(conn: Connection, parent: int) -> None:
         try:
             reply = (chunk_id, "ok", task(chunk_id), "")
         except Exception as exc:  # noqa: BLE001  # every error goes back to the parent
-            reply = (chunk_id, *_exception_payload(exc))
+            reply = (chunk_id, *exception_payload(exc))
         try:
             conn.send(reply)
         except OSError:  # the parent is gone
             return
         except Exception as exc:  # noqa: BLE001  # rows that do not pickle: say so
-            conn.send((chunk_id, *_exception_payload(exc)))
+            conn.send((chunk_id, *exception_payload(exc)))
 
 
 class _Worker:
@@ -251,7 +183,7 @@ def _dispatch(pool: list[_Worker], queue: list[int], finish: Callable[[int, Any]
                 raise worker.died() from None
             worker.chunk = None
             if status == "error":
-                raise _rebuild(body, text)
+                raise rebuild_exception(body, text)
             if queue:
                 worker.give(queue.pop())  # before storing: the worker never waits on us
             else:

@@ -307,7 +307,7 @@ def run_source(
 
 def uses_processes(options: RunOptions, n_chunks: int) -> bool:
     """Return True when the local engine will fork worker processes for ``n_chunks``."""
-    from gis_sw.batch.forked import fork_ready
+    from gis_sw.batch.children import fork_ready
 
     return (
         options.engine == Engine.LOCAL
