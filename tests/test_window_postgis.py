@@ -16,6 +16,7 @@ from test_layers_postgis import dsn  # noqa: F401 (the server fixture)
 from test_window_reads import SAMPLE, _addition, _findings_equal, _lot_point
 
 import gis_sw
+from gis_sw.errors import LayerError
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg missing: pip install 'gis_sw[postgis]'")
 
@@ -65,3 +66,39 @@ def test_postgis_window_gives_the_whole_read_findings(manifest: Path) -> None:
     for pid in proposals.ids[::5]:
         one = proposals.subset([pid])
         _findings_equal(full, gis_sw.read_town(manifest, around=one), one)
+
+
+def test_an_id_repeated_far_from_the_window_is_the_whole_reads_error(
+    manifest: Path,
+    dsn: str,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """The windowed table's ids are read whole (one column, read-only): a parcel id
+    repeated outside the window is refused as a whole read refuses it."""
+    full = gis_sw.read_town(manifest)
+    x, y = _lot_point(full, "3.1-2-5")
+    addition = _addition(x, y)
+    inside = set(gis_sw.read_town(manifest, around=addition).layers.vectors["parcels"].parcel_id)
+    parcels = full.layers.vectors["parcels"]
+    far = [str(p) for p in parcels.parcel_id if p not in inside]
+    assert len(far) >= 2
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("CREATE TABLE parcels_repeated AS SELECT * FROM parcels")
+        conn.execute("UPDATE parcels_repeated SET parcel_id = %s WHERE parcel_id = %s", far[:2])
+        conn.execute("CREATE INDEX ON parcels_repeated USING gist (geom)")
+    copy = tmp_path / "layers.toml"
+    for name in ("town.gpkg", "dem.tif", "seasonal_high_groundwater.tif", "bedrock.tif"):
+        (tmp_path / name).symlink_to(manifest.parent / name)
+    text = manifest.read_text(encoding="utf-8")
+    copy.write_text(text.replace('table = "parcels"', 'table = "parcels_repeated"'), "utf-8")
+    try:
+        with pytest.raises(LayerError) as whole:
+            gis_sw.read_town(copy)
+        with pytest.raises(LayerError) as windowed:
+            gis_sw.read_town(copy, around=addition)
+        assert far[0] in str(whole.value)
+        assert "parcel_id" in str(whole.value)
+        assert str(windowed.value) == str(whole.value)
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute("DROP TABLE parcels_repeated")

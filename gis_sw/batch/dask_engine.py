@@ -284,14 +284,15 @@ def release_offload_thread() -> bool:
     from distributed.scheduler import Scheduler
     from distributed.worker import Worker
 
-    alive = [*Client._instances, *Worker._instances, *Scheduler._instances]
+    alive: list[Any] = [*Client._instances, *Worker._instances, *Scheduler._instances]
     if any(str(getattr(x.status, "value", x.status)) not in _GONE for x in alive):
         return False
     executor = getattr(utils, "_offload_executor", None)
     if not isinstance(executor, ThreadPoolExecutor) or not getattr(executor, "_threads", None):
         return False
     executor.shutdown(wait=True)
-    utils._offload_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="Dask-Offload")
+    fresh = ThreadPoolExecutor(max_workers=1, thread_name_prefix="Dask-Offload")
+    setattr(utils, "_offload_executor", fresh)  # noqa: B010  # distributed's own global
     return True
 
 

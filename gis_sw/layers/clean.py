@@ -27,7 +27,6 @@ import os
 import threading
 from collections.abc import Iterable
 from concurrent.futures import Future
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -178,20 +177,24 @@ def duplicate_geometry_groups(
 def whole_ids_checked(entry: LayerEntry, report: LayerReport) -> LayerReport:
     """Return the report of a layer read by window once its ids are checked whole.
 
-    A PostGIS table read by window has its ids checked among the features read only: its
-    report says so.
+    A PostGIS table read by window has its id column read whole in a read-only session of
+    its own (one column, no geometry), and checked the same way.
 
     Raises
     ------
     LayerError
         For an id repeated (or empty) anywhere in the layer (:func:`whole_layer_id_problems`).
+    InputFileError
+        If a PostGIS table's id column cannot be read.
     """
     spec = TOWN_LAYERS[entry.kind]
     if not spec.id_column or not spec.unique_id:
         return report
     if entry.path is None:
-        note = f"{spec.id_column} checked for repeats among the features read by window only."
-        return replace(report, warnings=(*report.warnings, note))
+        problems = _postgis_id_problems(entry)
+        if problems:
+            raise LayerError(problems)
+        return report
     problems = whole_layer_id_problems(
         entry.path,
         layer=entry.layer,
@@ -318,6 +321,19 @@ def prefetch_whole_ids(entries: Iterable[LayerEntry]) -> None:
     threading.Thread(target=run, name="gis_sw-whole-ids", daemon=True).start()
 
 
+def _postgis_id_problems(entry: LayerEntry) -> list[Problem]:
+    """Return the problems of a PostGIS table's ids over the whole table (read now)."""
+    from gis_sw.layers.postgis import read_postgis_column
+
+    spec = TOWN_LAYERS[entry.kind]
+    if entry.postgis is None or entry.table is None:  # a query is never read by window
+        return []
+    column = entry.columns.get(str(spec.id_column)) or str(spec.id_column)
+    values = read_postgis_column(entry.postgis, table=entry.table, column=column, label=entry.label)
+    ids = pd.Series(values, dtype="object" if values else "string")
+    return list(_id_problems(ids, entry.kind, f"{entry.kind} [{entry.label}]"))
+
+
 @functools.lru_cache(maxsize=32)
 def _whole_id_problems(
     path: str,
@@ -330,11 +346,16 @@ def _whole_id_problems(
     mtime_ns: int,
 ) -> tuple[Problem, ...]:
     del size, mtime_ns  # the cache key: a file written again is read again
-    spec = TOWN_LAYERS[kind]
-    id_column = str(spec.id_column)
     ids = _id_column(Path(path), layer, kind, column)
     if ids is None:  # no such column: the window's own validation named it
         return ()
+    return _id_problems(ids, kind, name)
+
+
+def _id_problems(ids: pd.Series, kind: str, name: str) -> tuple[Problem, ...]:
+    """Return the problems of a whole layer's id column, as validation gives them."""
+    spec = TOWN_LAYERS[kind]
+    id_column = str(spec.id_column)
     if pd.api.types.is_string_dtype(ids):
         text = ids.astype("string").str.strip()  # vectorised: a town's 100,000 parcel ids
     else:

@@ -26,16 +26,14 @@ from pyproj import CRS
 from pyproj.exceptions import CRSError as PyprojCRSError
 
 from gis_sw.errors import CRSError, InputFileError
+from gis_sw.layers.postgis_session import driver, read_only_session
 from gis_sw.layers.vector import WINDOW_ROW
-from gis_sw.redact import dsn_secrets, redact, scrub
+from gis_sw.redact import redact
 
 logger = logging.getLogger(__name__)
 
-CONNECT_TIMEOUT_S = 10
 _WKB = "__gis_sw_wkb"
 _SRID = "__gis_sw_srid"
-READ_ONLY_OPTION = "-c default_transaction_read_only=on"
-"""Added to the connection's ``options``: every transaction of the session is read-only."""
 
 
 def read_postgis(
@@ -78,14 +76,8 @@ def read_postgis(
     CRSError
         If the SRID is 0 and no CRS was given, or geometries carry different SRIDs.
     """
-    try:
-        import psycopg
-        from psycopg import sql
-    except ImportError as exc:  # pragma: no cover - the postgis extra is in dev
-        raise InputFileError(
-            f"{label}: reading PostGIS needs psycopg. Fix: pip install 'gis_sw[postgis]'."
-        ) from exc
     label = redact(label)
+    sql = driver(label).sql
     if (table is None) == (query is None):
         raise InputFileError(f"{label}: give exactly one of table or query.")
     if table is not None:
@@ -93,62 +85,49 @@ def read_postgis(
     else:
         base = sql.SQL(check_select(str(query), label=label))
     warnings: list[str] = []
-    try:
-        options = psycopg.conninfo.conninfo_to_dict(dsn).get("options")
-        options = f"{options} {READ_ONLY_OPTION}" if options else READ_ONLY_OPTION
-        with psycopg.connect(dsn, connect_timeout=CONNECT_TIMEOUT_S, options=options) as conn:
-            conn.read_only = True  # BEGIN READ ONLY, before any statement
-            _check_read_only(conn, label)
-            geom_oids = _geometry_oids(conn, label)
-            with conn.cursor() as cur:
-                cur.execute(sql.SQL("SELECT * FROM ({}) AS q LIMIT 0").format(base))
-                described = [(d.name, d.type_code) for d in cur.description or []]
-            geom_col = _pick_geometry(described, set(geom_oids.values()), geometry_column, label)
-            # geography columns are cast to geometry (same coordinates, SRID kept)
-            cast = (
-                sql.SQL("::geometry")
-                if dict(described)[geom_col] != geom_oids["geometry"]
-                else sql.SQL("")
+    with read_only_session(dsn, label) as conn:
+        geom_oids = _geometry_oids(conn, label)
+        with conn.cursor() as cur:
+            cur.execute(sql.SQL("SELECT * FROM ({}) AS q LIMIT 0").format(base))
+            described = [(d.name, d.type_code) for d in cur.description or []]
+        geom_col = _pick_geometry(described, set(geom_oids.values()), geometry_column, label)
+        # geography columns are cast to geometry (same coordinates, SRID kept)
+        cast = (
+            sql.SQL("::geometry")
+            if dict(described)[geom_col] != geom_oids["geometry"]
+            else sql.SQL("")
+        )
+        others = [name for name, _ in described if name != geom_col]
+        where, window_srid = (
+            _window_clause(
+                conn, base, geom_col=geom_col, cast=cast, window=window, crs=crs, label=label
             )
-            others = [name for name, _ in described if name != geom_col]
-            where, window_srid = (
-                _window_clause(
-                    conn, base, geom_col=geom_col, cast=cast, window=window, crs=crs, label=label
-                )
-                if window is not None and table is not None
-                else (None, None)
-            )
-            select = sql.SQL(
-                "SELECT {cols}{sep}ST_AsBinary(q.{g}{cast}) AS {wkb}, "
-                "ST_SRID(q.{g}{cast}) AS {srid} "
-                "FROM ({base}) AS q{where}"
-            ).format(
-                cols=sql.SQL(", ").join(sql.SQL("q.{}").format(sql.Identifier(c)) for c in others),
-                sep=sql.SQL(", ") if others else sql.SQL(""),
-                g=sql.Identifier(geom_col),
-                cast=cast,
-                wkb=sql.Identifier(_WKB),
-                srid=sql.Identifier(_SRID),
-                base=base,
-                where=sql.SQL("") if where is None else where,
-            )
-            with conn.cursor() as cur:
-                cur.execute(select)
-                rows = cur.fetchall()
-                names = [d.name for d in cur.description or []]
-            data = pd.DataFrame.from_records(rows, columns=names)
-            srids = sorted({int(s) for s in data[_SRID].dropna()})
-            if not srids and window_srid is not None:  # nothing in the window: the table's
-                srids = [window_srid]
-            source_crs = _crs_of(conn, srids, crs, label)
-            conn.rollback()  # nothing to keep: the transaction only read
-    except psycopg.Error as exc:
-        raw = str(exc).strip()
-        message = scrub(raw, dsn_secrets(dsn))
-        error = InputFileError(f"{label}: {message}. Fix: check the connection, table or query.")
-        if message != raw:  # the driver's own text held a secret: do not chain it
-            raise error from None
-        raise error from exc
+            if window is not None and table is not None
+            else (None, None)
+        )
+        select = sql.SQL(
+            "SELECT {cols}{sep}ST_AsBinary(q.{g}{cast}) AS {wkb}, "
+            "ST_SRID(q.{g}{cast}) AS {srid} "
+            "FROM ({base}) AS q{where}"
+        ).format(
+            cols=sql.SQL(", ").join(sql.SQL("q.{}").format(sql.Identifier(c)) for c in others),
+            sep=sql.SQL(", ") if others else sql.SQL(""),
+            g=sql.Identifier(geom_col),
+            cast=cast,
+            wkb=sql.Identifier(_WKB),
+            srid=sql.Identifier(_SRID),
+            base=base,
+            where=sql.SQL("") if where is None else where,
+        )
+        with conn.cursor() as cur:
+            cur.execute(select)
+            rows = cur.fetchall()
+            names = [d.name for d in cur.description or []]
+        data = pd.DataFrame.from_records(rows, columns=names)
+        srids = sorted({int(s) for s in data[_SRID].dropna()})
+        if not srids and window_srid is not None:  # nothing in the window: the table's
+            srids = [window_srid]
+        source_crs = _crs_of(conn, srids, crs, label)
     geoms = shapely.from_wkb([None if v is None else bytes(v) for v in data[_WKB]])
     attrs = data.drop(columns=[_WKB, _SRID])
     for column in attrs.columns:
@@ -163,6 +142,32 @@ def read_postgis(
         )
     logger.info("%s: %d features from PostGIS", label, len(frame))
     return frame, source_crs, warnings
+
+
+def read_postgis_column(dsn: str, *, table: str, column: str, label: str = "postgis") -> list[Any]:
+    """Return one column of every row of a PostGIS table (no geometry), read-only.
+
+    What a layer read by window needs to check its ids over the whole table
+    (:func:`gis_sw.layers.clean.whole_ids_checked`).
+
+    Raises
+    ------
+    InputFileError
+        As :func:`read_only_session`, or when the table has no such column.
+    """
+    label = redact(label)
+    sql = driver(label).sql
+    name = sql.Identifier(*_table_parts(table, label))
+    with read_only_session(dsn, label) as conn, conn.cursor() as cur:
+        cur.execute(sql.SQL("SELECT * FROM {} LIMIT 0").format(name))
+        columns = [d.name for d in cur.description or []]
+        if column not in columns:
+            raise InputFileError(
+                f"{label}: no column {column!r} in table {table!r}. Fix: check the manifest's "
+                "columns mapping."
+            )
+        cur.execute(sql.SQL("SELECT {} FROM {}").format(sql.Identifier(column), name))
+        return [row[0] for row in cur.fetchall()]
 
 
 def _window_clause(
@@ -372,19 +377,6 @@ def _table_parts(table: str, label: str) -> list[str]:
             'Fix: write table = "table" or "schema.table".'
         )
     return parts
-
-
-def _check_read_only(conn: Any, label: str) -> None:
-    """Refuse a session whose transactions are not read-only (a proxy dropped the option)."""
-    with conn.cursor() as cur:
-        cur.execute("SHOW transaction_read_only")
-        row = cur.fetchone()
-    if row is None or str(row[0]).lower() != "on":
-        raise InputFileError(
-            f"{label}: the server did not start a read-only transaction, so gis-sw will not "
-            "read through it. Fix: connect to PostgreSQL directly, or as a user whose "
-            "default_transaction_read_only is on."
-        )
 
 
 def _geometry_oids(conn: Any, label: str) -> dict[str, int]:
