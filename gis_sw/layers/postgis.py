@@ -27,7 +27,7 @@ from pyproj.exceptions import CRSError as PyprojCRSError
 
 from gis_sw.errors import CRSError, InputFileError
 from gis_sw.layers.postgis_session import driver, read_only_session
-from gis_sw.layers.vector import WINDOW_ROW
+from gis_sw.layers.vector import WINDOW_ROW, curved, curved_message
 from gis_sw.redact import redact
 
 logger = logging.getLogger(__name__)
@@ -128,7 +128,14 @@ def read_postgis(
         if not srids and window_srid is not None:  # nothing in the window: the table's
             srids = [window_srid]
         source_crs = _crs_of(conn, srids, crs, label)
-    geoms = shapely.from_wkb([None if v is None else bytes(v) for v in data[_WKB]])
+    try:
+        geoms = shapely.from_wkb([None if v is None else bytes(v) for v in data[_WKB]])
+    except NotImplementedError as exc:  # a curved geometry (CURVEPOLYGON, COMPOUNDCURVE)
+        if not curved(exc):
+            raise
+        text = curved_message(label)
+        text = text.replace("Fix: ", "Fix: select ST_CurveToLine(geom) in a query, or ", 1)
+        raise InputFileError(text) from None
     attrs = data.drop(columns=[_WKB, _SRID])
     for column in attrs.columns:
         if attrs[column].map(lambda v: v.__class__.__name__ == "Decimal").any():

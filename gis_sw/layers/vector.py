@@ -15,6 +15,7 @@ units come from the CRS (:func:`crs_units`), never assumed.
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 import geopandas as gpd
@@ -56,8 +57,36 @@ def reason(exc: BaseException) -> str:
     return text or type(exc).__name__
 
 
+CURVES_FIX = (
+    "Fix: turn the arcs into straight segments and export the layer again (QGIS: "
+    "Processing, Segmentize by maximum distance, 0.01 ft; ArcGIS: Densify; GDAL: ogr2ogr "
+    "-nlt CONVERT_TO_LINEAR)."
+)
+"""The fix named when a layer holds curved geometries."""
+
+
+def curved(exc: BaseException) -> bool:
+    """Whether ``exc`` is shapely refusing a curved geometry (a circular arc)."""
+    return "Nonlinear geometry" in str(exc)
+
+
+def curved_message(where: str) -> str:
+    """``<where> holds curved geometries ... Fix: ...``: what any reader says of arcs."""
+    return (
+        f"{where} holds curved geometries (circular arcs, as ArcGIS and CAD draw lot lines "
+        f"on a cul-de-sac or a road's bend), which gis-sw cannot measure. {CURVES_FIX}"
+    )
+
+
 def unreadable(path: Path, what: str, exc: BaseException) -> str:
-    """``<path>: not a readable <what> (<reason>). Fix: ...``."""
+    """``<path>: not a readable <what> (<reason>). Fix: ...``.
+
+    A layer refused for its curved geometries says so and names the fix for it instead
+    (the file is whole: export it again with the arcs made straight).
+    """
+    if curved(exc):
+        layer = re.search(r"layer '[^']*'", what)
+        return curved_message(f"{path}: {layer.group(0)}" if layer else str(path))
     return f"{path}: not a readable {what} ({reason(exc)}). {UNREADABLE_FIX}"
 
 
