@@ -59,8 +59,8 @@ def reason(exc: BaseException) -> str:
 
 CURVES_FIX = (
     "Fix: turn the arcs into straight segments and export the layer again (QGIS: "
-    "Processing, Segmentize by maximum distance, 0.01 ft; ArcGIS: Densify; GDAL: ogr2ogr "
-    "-nlt CONVERT_TO_LINEAR)."
+    "Processing, Segmentize by maximum distance, at most 0.01 ft (0.003 m) off the arc; "
+    "ArcGIS: Densify; GDAL: ogr2ogr -nlt CONVERT_TO_LINEAR)."
 )
 """The fix named when a layer holds curved geometries."""
 
