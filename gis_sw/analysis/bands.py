@@ -217,6 +217,21 @@ def _band_rounds(
     return touched.astype(np.int64), left[touched]
 
 
+def _at_subjects(
+    n: int, touched: np.ndarray, inside_area: np.ndarray, pieces: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return the band areas above 0 and their pieces at the subjects' positions.
+
+    One entry per subject (``n``): 0 and None where ``touched`` holds none with an area.
+    """
+    area = np.zeros(n, dtype=np.float64)
+    out = np.full(n, None, dtype=object)
+    met = inside_area > 0.0
+    area[touched[met]] = inside_area[met]
+    out[touched[met]] = pieces[met]
+    return area, out
+
+
 def band_left(
     subjects: np.ndarray, wetlands: np.ndarray, keys: np.ndarray, width_ft: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -240,17 +255,9 @@ def band_left(
         outside the band where the band covers some of it (an empty polygon where the band
         covers all of it), None where the band covers none of it.
     """
-    n = len(subjects)
-    area = np.zeros(n, dtype=np.float64)
-    left = np.full(n, None, dtype=object)
     touched, rest = _band_rounds(subjects, wetlands, keys, width_ft)
-    if len(touched) == 0:
-        return area, left
     inside_area = shapely.area(subjects[touched]) - shapely.area(rest)
-    met = inside_area > 0.0
-    area[touched[met]] = inside_area[met]
-    left[touched[met]] = rest[met]
-    return area, left
+    return _at_subjects(len(subjects), touched, inside_area, rest)
 
 
 def band_inside(
@@ -285,17 +292,10 @@ def band_inside(
         The area inside the band (0 where none) and the part of the subject inside it (None
         where none), one per subject.
     """
-    n = len(subjects)
-    area = np.zeros(n, dtype=np.float64)
-    part = np.full(n, None, dtype=object)
     touched, left = _band_rounds(subjects, wetlands, keys, width_ft)
     if len(touched) == 0:
-        return area, part
+        return _at_subjects(len(subjects), touched, np.zeros(0), left)
     inside = subjects[touched].copy()
     some_left = ~shapely.is_empty(left)
     inside[some_left] = shapely.difference(inside[some_left], left[some_left])
-    inside_area = shapely.area(inside)
-    met = inside_area > 0.0
-    area[touched[met]] = inside_area[met]
-    part[touched[met]] = inside[met]
-    return area, part
+    return _at_subjects(len(subjects), touched, shapely.area(inside), inside)
