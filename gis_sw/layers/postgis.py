@@ -133,9 +133,8 @@ def read_postgis(
     except NotImplementedError as exc:  # a curved geometry (CURVEPOLYGON, COMPOUNDCURVE)
         if not curved(exc):
             raise
-        text = curved_message(label)
-        text = text.replace("Fix: ", "Fix: select ST_CurveToLine(geom) in a query, or ", 1)
-        raise InputFileError(text) from None
+        first = "select ST_CurveToLine(geom) in a query, or "
+        raise InputFileError(curved_message(label, first=first)) from None
     attrs = data.drop(columns=[_WKB, _SRID])
     for column in attrs.columns:
         if attrs[column].map(lambda v: v.__class__.__name__ == "Decimal").any():

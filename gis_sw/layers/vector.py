@@ -57,12 +57,12 @@ def reason(exc: BaseException) -> str:
     return text or type(exc).__name__
 
 
-CURVES_FIX = (
-    "Fix: turn the arcs into straight segments and export the layer again (QGIS: "
+CURVES_STEPS = (
+    "turn the arcs into straight segments and export the layer again (QGIS: "
     "Processing, Segmentize by maximum distance, at most 0.01 ft (0.003 m) off the arc; "
     "ArcGIS: Densify; GDAL: ogr2ogr -nlt CONVERT_TO_LINEAR)."
 )
-"""The fix named when a layer holds curved geometries."""
+"""How to make a layer's curved geometries straight (the fix of :func:`curved_message`)."""
 
 
 def curved(exc: BaseException) -> bool:
@@ -70,11 +70,15 @@ def curved(exc: BaseException) -> bool:
     return "Nonlinear geometry" in str(exc)
 
 
-def curved_message(where: str) -> str:
-    """``<where> holds curved geometries ... Fix: ...``: what any reader says of arcs."""
+def curved_message(where: str, *, first: str = "") -> str:
+    """``<where> holds curved geometries ... Fix: ...``: what any reader says of arcs.
+
+    ``first`` is a fix of the source's own to name before :data:`CURVES_STEPS`.
+    """
     return (
         f"{where} holds curved geometries (circular arcs, as ArcGIS and CAD draw lot lines "
-        f"on a cul-de-sac or a road's bend), which gis-sw cannot measure. {CURVES_FIX}"
+        f"on a cul-de-sac or a road's bend), which gis-sw cannot measure. "
+        f"Fix: {first}{CURVES_STEPS}"
     )
 
 
